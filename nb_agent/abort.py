@@ -1,0 +1,94 @@
+"""Abort signals: the run's Stop button, and child signals for sibling tool aborts.
+
+``abort()`` may be called from any thread (widget callbacks can run on a kernel
+subshell thread), so waiters are woken through ``call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+
+class AbortSignal:
+    """Read side of an :class:`AbortController`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reason: str | None = None
+        self._callbacks: list[Callable[[str], None]] = []
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[str]]] = []
+
+    @property
+    def aborted(self) -> bool:
+        return self._reason is not None
+
+    @property
+    def reason(self) -> str | None:
+        return self._reason
+
+    def add_callback(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``callback(reason)`` on abort (at once if already aborted); returns a remover."""
+        with self._lock:
+            reason = self._reason
+            if reason is None:
+                self._callbacks.append(callback)
+        if reason is not None:
+            callback(reason)
+
+        def remove() -> None:
+            with self._lock:
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+        return remove
+
+    async def wait(self) -> str:
+        """Wait until aborted; returns the reason."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+        with self._lock:
+            if self._reason is not None:
+                return self._reason
+            entry = (loop, future)
+            self._waiters.append(entry)
+        try:
+            return await future
+        finally:
+            with self._lock:
+                if entry in self._waiters:
+                    self._waiters.remove(entry)
+
+    def _fire(self, reason: str) -> None:
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._reason = reason
+            callbacks, self._callbacks = self._callbacks, []
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            loop.call_soon_threadsafe(_resolve, future, reason)
+        for callback in callbacks:
+            callback(reason)
+
+
+def _resolve(future: asyncio.Future[str], reason: str) -> None:
+    if not future.done():
+        future.set_result(reason)
+
+
+class AbortController:
+    """Owns an :class:`AbortSignal`; children abort with their parent, not vice versa."""
+
+    def __init__(self) -> None:
+        self.signal = AbortSignal()
+
+    def abort(self, reason: str = "Interrupted by user") -> None:
+        self.signal._fire(reason)
+
+    def child(self) -> AbortController:
+        """A controller that aborts when this one does (e.g. the sibling-abort of a tool batch)."""
+        child = AbortController()
+        self.signal.add_callback(child.abort)
+        return child

@@ -1,0 +1,357 @@
+"""The message kinds of the runtime (SPEC §1–2) and their conversion to the Messages API.
+
+Every kind is a frozen, keyword-only dataclass with a ``type`` discriminator, so the
+whole union round-trips through JSON (``MESSAGE_ADAPTER``) for the transcript. Content
+blocks are kept in the Messages API's own JSON shape (``ContentBlock``: a dict with a
+``type`` key) so a message goes to the API without translation.
+"""
+
+from __future__ import annotations
+
+import uuid as _uuid
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, TypeAdapter
+
+ContentBlock = dict[str, Any]
+"""A Messages API content block, e.g. ``{"type": "text", "text": "hi"}``."""
+
+INTERRUPT_MESSAGE = "Interrupted by user"
+"""The tool_result text for a tool the user stopped (also shown on the tool card)."""
+
+
+def new_uuid() -> str:
+    return str(_uuid.uuid4())
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UserMessage:
+    """A user turn: the prompt, tool results, or a meta message the loop injects."""
+
+    type: Literal["user"] = "user"
+    content: str | list[ContentBlock]
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+    is_meta: bool = False
+    """Injected by the runtime (reminders, recovery nudges), not typed by the user."""
+    tool_use_result: Any = None
+    """The tool's structured output (for UIs); the model sees ``content`` only."""
+    source_tool_use_id: str | None = None
+
+    @property
+    def tool_result_ids(self) -> list[str]:
+        if isinstance(self.content, str):
+            return []
+        return [b["tool_use_id"] for b in self.content if b.get("type") == "tool_result"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AssistantMessage:
+    """One content block of a model response (a response yields one per block).
+
+    Blocks of the same response share ``message_id`` and are merged back into one API
+    message by :func:`normalize_for_api`.
+    """
+
+    type: Literal["assistant"] = "assistant"
+    content: list[ContentBlock]
+    message_id: str
+    model: str
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+    request_id: str | None = None
+    is_api_error_message: bool = False
+    """A synthetic message describing an API error: shown, never sent back."""
+
+    @property
+    def tool_uses(self) -> list[ContentBlock]:
+        return [b for b in self.content if b.get("type") == "tool_use"]
+
+    @property
+    def text(self) -> str:
+        return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+
+
+SystemLevel = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SystemMessage:
+    """Informational / warning / error notice for the user; never sent to the model."""
+
+    type: Literal["system"] = "system"
+    level: SystemLevel
+    content: str
+    subtype: str = "informational"
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProgressMessage:
+    """Live progress of a running tool (Bash output tail, code output)."""
+
+    type: Literal["progress"] = "progress"
+    tool_use_id: str
+    data: dict[str, Any]
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AttachmentMessage:
+    """Context attached to the conversation (hook context, variable summaries, reminders).
+
+    Sent to the model as a meta user message wrapped in ``<system-reminder>``.
+    """
+
+    type: Literal["attachment"] = "attachment"
+    kind: str
+    content: str
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CompactBoundaryMessage:
+    """Marks where compaction cut the history; the summary replaces what came before."""
+
+    type: Literal["compact_boundary"] = "compact_boundary"
+    summary: str
+    trigger: Literal["auto", "manual", "reactive"] = "auto"
+    pre_tokens: int = 0
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TombstoneMessage:
+    """Withdraws an already-yielded message (fallback model switch): UIs remove it."""
+
+    type: Literal["tombstone"] = "tombstone"
+    target_uuid: str
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolUseSummaryMessage:
+    """A one-line summary of a batch of tool calls, generated by a small model."""
+
+    type: Literal["tool_use_summary"] = "tool_use_summary"
+    summary: str
+    preceding_tool_use_ids: list[str]
+    uuid: str = field(default_factory=new_uuid)
+    timestamp: str = field(default_factory=now_iso)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StreamEvent:
+    """A raw streaming event from the model (text deltas etc.), for live rendering only."""
+
+    type: Literal["stream_event"] = "stream_event"
+    event: Any
+    """The SDK's ``RawMessageStreamEvent``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RequestStartEvent:
+    """Emitted right before each model request."""
+
+    type: Literal["stream_request_start"] = "stream_request_start"
+    model: str = ""
+
+
+Message = Annotated[
+    Union[
+        UserMessage,
+        AssistantMessage,
+        SystemMessage,
+        ProgressMessage,
+        AttachmentMessage,
+        CompactBoundaryMessage,
+        TombstoneMessage,
+        ToolUseSummaryMessage,
+    ],
+    Field(discriminator="type"),
+]
+"""Every message kind that is persisted in a transcript."""
+
+ConversationMessage = Union[UserMessage, AssistantMessage, AttachmentMessage, CompactBoundaryMessage]
+"""The kinds that make up the history the model sees."""
+
+LoopEvent = Union[
+    UserMessage,
+    AssistantMessage,
+    SystemMessage,
+    ProgressMessage,
+    AttachmentMessage,
+    CompactBoundaryMessage,
+    TombstoneMessage,
+    ToolUseSummaryMessage,
+    StreamEvent,
+    RequestStartEvent,
+]
+"""Everything ``query()`` yields."""
+
+MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Message)
+
+PERSISTED_TYPES = frozenset(
+    {"user", "assistant", "system", "attachment", "compact_boundary", "tombstone", "tool_use_summary"}
+)
+
+
+# --- constructors -------------------------------------------------------------------------
+
+
+def tool_result_block(tool_use_id: str, content: str | list[ContentBlock], *, is_error: bool = False) -> ContentBlock:
+    block: ContentBlock = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def tool_result_message(
+    tool_use_id: str,
+    content: str | list[ContentBlock],
+    *,
+    is_error: bool = False,
+    tool_use_result: Any = None,
+) -> UserMessage:
+    return UserMessage(
+        content=[tool_result_block(tool_use_id, content, is_error=is_error)],
+        tool_use_result=tool_use_result,
+        source_tool_use_id=tool_use_id,
+    )
+
+
+def error_tool_result(tool_use_id: str, text: str) -> UserMessage:
+    """An ``is_error`` tool_result whose text the model reads as ``<tool_use_error>``."""
+    return tool_result_message(tool_use_id, f"<tool_use_error>{text}</tool_use_error>", is_error=True)
+
+
+def meta_user_message(text: str) -> UserMessage:
+    return UserMessage(content=text, is_meta=True)
+
+
+def wrap_system_reminder(text: str) -> str:
+    return f"<system-reminder>\n{text}\n</system-reminder>"
+
+
+def api_error_message(text: str, *, model: str) -> AssistantMessage:
+    return AssistantMessage(
+        content=[{"type": "text", "text": text}],
+        message_id=f"error_{new_uuid()}",
+        model=model,
+        is_api_error_message=True,
+    )
+
+
+# --- history helpers -------------------------------------------------------------------------
+
+
+def messages_after_compact_boundary(messages: list[Any]) -> list[Any]:
+    """The window the model sees: from the last compact boundary (inclusive) on."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].type == "compact_boundary":
+            return messages[i:]
+    return messages
+
+
+def tool_use_ids_without_result(messages: list[Any]) -> list[ContentBlock]:
+    """The tool_use blocks in ``messages`` that no tool_result answers yet (in order)."""
+    answered = {tid for m in messages if m.type == "user" for tid in m.tool_result_ids}
+    return [b for m in messages if m.type == "assistant" for b in m.tool_uses if b["id"] not in answered]
+
+
+# --- normalization to the Messages API ------------------------------------------------------
+
+
+def _as_blocks(content: str | list[ContentBlock]) -> list[ContentBlock]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _api_message(message: Any) -> dict[str, Any] | None:
+    kind = message.type
+    if kind == "user":
+        return {"role": "user", "content": _as_blocks(message.content)}
+    if kind == "assistant":
+        if message.is_api_error_message:
+            return None
+        return {"role": "assistant", "content": list(message.content), "_id": message.message_id}
+    if kind == "attachment":
+        return {"role": "user", "content": [{"type": "text", "text": wrap_system_reminder(message.content)}]}
+    if kind == "compact_boundary":
+        text = (
+            "This session is being continued from a previous conversation that ran out of context. "
+            f"The conversation is summarized below:\n{message.summary}"
+        )
+        return {"role": "user", "content": [{"type": "text", "text": text}]}
+    return None  # system, progress, tombstone, summaries, stream events: UI only
+
+
+def _merge_into(previous: dict[str, Any], current: dict[str, Any]) -> None:
+    if previous["role"] == "user":
+        # tool_results must come first in a user turn (API rule), other blocks after.
+        blocks = previous["content"] + current["content"]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        others = [b for b in blocks if b.get("type") != "tool_result"]
+        previous["content"] = results + others
+    else:
+        previous["content"] = previous["content"] + current["content"]
+
+
+def _strip_trailing_thinking(message: dict[str, Any]) -> None:
+    # The API rejects an assistant message whose last block is thinking.
+    content = message["content"]
+    while len(content) > 1 and content[-1].get("type") in ("thinking", "redacted_thinking"):
+        content.pop()
+
+
+def normalize_for_api(messages: list[Any]) -> list[dict[str, Any]]:
+    """Turn runtime messages into the Messages API's ``messages`` parameter.
+
+    UI-only kinds are dropped, consecutive turns of one role are merged (blocks of one
+    response, a tool_result batch and the reminders attached to it), tool_results lead
+    their user turn, and orphan tool_results (their tool_use was cut by compaction) are
+    dropped so the request stays valid.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        api = _api_message(message)
+        if api is None:
+            continue
+        if out and out[-1]["role"] == api["role"]:
+            _merge_into(out[-1], api)
+        else:
+            out.append(api)
+    seen_tool_uses: set[str] = set()
+    for api in out:
+        api.pop("_id", None)
+        if api["role"] == "assistant":
+            _strip_trailing_thinking(api)
+            seen_tool_uses.update(b["id"] for b in api["content"] if b.get("type") == "tool_use")
+        else:
+            api["content"] = [
+                b for b in api["content"] if b.get("type") != "tool_result" or b["tool_use_id"] in seen_tool_uses
+            ] or [{"type": "text", "text": "(no content)"}]
+    return out
+
+
+def strip_thinking_signatures(messages: list[Any]) -> list[Any]:
+    """Drop thinking blocks (their signatures are model-bound) before a fallback retry."""
+    out = []
+    for m in messages:
+        if m.type == "assistant" and any(b.get("type") in ("thinking", "redacted_thinking") for b in m.content):
+            kept = [b for b in m.content if b.get("type") not in ("thinking", "redacted_thinking")]
+            if not kept:
+                continue
+            m = replace(m, content=kept)
+        out.append(m)
+    return out

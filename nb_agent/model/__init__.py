@@ -1,0 +1,1 @@
+"""The model client: streaming through the anthropic SDK, usage and cost accounting."""

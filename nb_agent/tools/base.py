@@ -1,0 +1,202 @@
+"""The Tool contract (SPEC §3): fail-closed defaults, pydantic input models.
+
+A tool subclasses :class:`Tool` with a pydantic ``input_model`` and an async ``call``.
+Safety flags take the validated *input* (``ls`` is read-only, ``rm`` is not) and default
+to the safe answer: not read-only, not concurrency-safe, interrupt behaviour ``block``.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from nb_agent.abort import AbortController
+from nb_agent.messages import ContentBlock
+from nb_agent.permissions.types import PermissionAllow, PermissionDecision, PermissionMode
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
+"""Global cap on a tool result kept in context; larger results are persisted (SPEC §3)."""
+
+InterruptBehavior = Literal["cancel", "block"]
+
+
+@dataclass(kw_only=True)
+class FileState:
+    """What a Read saw of a file, so Edit/Write can refuse stale or unread files."""
+
+    content: str
+    timestamp: float
+    offset: int | None = None
+    limit: int | None = None
+    is_partial_view: bool = False
+
+
+@dataclass(kw_only=True)
+class ToolSession:
+    """Mutable state that outlives one tool call: cwd, file-state cache, scratch dirs.
+
+    Shared by reference between calls of one session (Bash's ``cd`` persists).
+    """
+
+    cwd: Path = field(default_factory=Path.cwd)
+    read_file_state: dict[str, FileState] = field(default_factory=dict)
+    session_dir: Path | None = None
+    """Where this session keeps tool results, background output and the like."""
+    additional_directories: list[Path] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Per-session objects of other layers (background shells, the kernel bridge, …)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolUseContext:
+    """Everything a tool call may use. Frozen: a ``context_modifier`` returns a new one."""
+
+    abort_controller: AbortController
+    tools: Sequence[Tool[Any]] = ()
+    session: ToolSession = field(default_factory=ToolSession)
+    model: str = ""
+    permission_mode: PermissionMode = "default"
+    messages: Sequence[Any] = ()
+    session_id: str = ""
+    query_source: str = "repl_main_thread"
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def abort_signal(self):  # noqa: ANN201 - AbortSignal; kept short for tool authors
+        return self.abort_controller.signal
+
+    @property
+    def cwd(self) -> Path:
+        return self.session.cwd
+
+    def with_abort(self, controller: AbortController) -> ToolUseContext:
+        return replace(self, abort_controller=controller)
+
+
+ContextModifier = Callable[[ToolUseContext], ToolUseContext]
+ProgressCallback = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What ``Tool.call`` returns.
+
+    ``data`` is the tool's output, turned into the tool_result content by
+    ``map_result_to_block``. ``new_messages`` are appended after the result;
+    ``context_modifier`` applies only to non-concurrency-safe tools (SPEC §3).
+    """
+
+    data: Any
+    is_error: bool = False
+    new_messages: list[Any] = field(default_factory=list)
+    context_modifier: ContextModifier | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValidationResult:
+    ok: bool
+    message: str = ""
+
+    @classmethod
+    def passed(cls) -> ValidationResult:
+        return cls(ok=True)
+
+    @classmethod
+    def failed(cls, message: str) -> ValidationResult:
+        return cls(ok=False, message=message)
+
+
+class Tool(ABC, Generic[InputT]):
+    """Base class of every tool. Override what differs; the defaults fail closed."""
+
+    name: ClassVar[str]
+    input_model: ClassVar[type[BaseModel]]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    search_hint: ClassVar[str | None] = None
+    should_defer: ClassVar[bool] = False
+    max_result_size_chars: ClassVar[float] = DEFAULT_MAX_RESULT_SIZE_CHARS
+    is_mcp: ClassVar[bool] = False
+
+    # --- description -----------------------------------------------------------------
+    @abstractmethod
+    def prompt(self) -> str:
+        """The description sent to the model in the tool definition."""
+
+    def user_facing_name(self, input: InputT | None = None) -> str:
+        return self.name
+
+    def input_json_schema(self) -> dict[str, Any]:
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def to_api_definition(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.prompt(), "input_schema": self.input_json_schema()}
+
+    # --- behaviour flags (take the validated input) ------------------------------------
+    def is_enabled(self) -> bool:
+        return True
+
+    def is_read_only(self, input: InputT) -> bool:
+        return False
+
+    def is_concurrency_safe(self, input: InputT) -> bool:
+        return False
+
+    def is_destructive(self, input: InputT) -> bool:
+        return False
+
+    def interrupt_behavior(self) -> InterruptBehavior:
+        return "block"
+
+    # --- pipeline hooks -----------------------------------------------------------------
+    def parse_input(self, raw: dict[str, Any]) -> InputT:
+        """Schema validation; raises ``pydantic.ValidationError``."""
+        return self.input_model.model_validate(raw)  # type: ignore[return-value]
+
+    async def validate_input(self, input: InputT, ctx: ToolUseContext) -> ValidationResult:
+        return ValidationResult.passed()
+
+    async def check_permissions(self, input: InputT, ctx: ToolUseContext) -> PermissionDecision:
+        """Tool-specific permission logic; the general rule engine still applies after."""
+        return PermissionAllow()
+
+    def permission_rule_content(self, input: InputT) -> str | None:
+        """What a rule like ``Tool(content)`` matches for this input (path, command)."""
+        return None
+
+    @abstractmethod
+    async def call(self, input: InputT, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
+        """Run the tool. Raise ``ToolError`` for an error the model should read."""
+
+    def map_result_to_block(self, data: Any, tool_use_id: str) -> str | list[ContentBlock]:
+        """The tool_result ``content`` for ``data`` (text by default)."""
+        if isinstance(data, str):
+            return data
+        if isinstance(data, list) and all(isinstance(b, dict) and "type" in b for b in data):
+            return data
+        if isinstance(data, BaseModel):
+            return data.model_dump_json()
+        return json.dumps(data, default=str)
+
+
+def find_tool(tools: Sequence[Tool[Any]], name: str) -> Tool[Any] | None:
+    """Look a tool up by name or alias."""
+    for tool in tools:
+        if tool.name == name:
+            return tool
+    for tool in tools:
+        if name in tool.aliases:
+            return tool
+    return None
+
+
+ToolCallable = Callable[..., Awaitable[Any]]
