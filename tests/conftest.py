@@ -1,0 +1,1 @@
+pytest_plugins = ["nb_agent.testing.pytest_plugin"]
