@@ -22,8 +22,8 @@ from nb_agent.permissions.types import PermissionAllow, PermissionDecision, Perm
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
-DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
-"""Global cap on a tool result kept in context; larger results are persisted (SPEC §3)."""
+DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000
+"""Global cap on a tool result kept in context (Claude Code's value); larger results are persisted (SPEC §3)."""
 
 InterruptBehavior = Literal["cancel", "block"]
 

@@ -1,0 +1,362 @@
+"""The session layer (SPEC §1): ``QueryEngine`` owns a conversation across submissions.
+
+It keeps the history, usage and cost totals, permission denials and the JSONL transcript
+(written as messages arrive), builds each submission's parameters, runs the loop and
+finishes every submission with an :class:`EngineResult`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from nb_agent.abort import AbortController
+from nb_agent.errors import NbAgentError
+from nb_agent.hooks.registry import Hooks
+from nb_agent.loop.query import query
+from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
+from nb_agent.loop.token_budget import parse_token_budget
+from nb_agent.messages import (
+    ContentBlock,
+    LoopEvent,
+    SystemMessage,
+    UserMessage,
+    error_tool_result,
+    tool_use_ids_without_result,
+)
+from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
+from nb_agent.model.pricing import Usage
+from nb_agent.model.transport import ModelTransport
+from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
+from nb_agent.prompts import SystemPromptParts, build_system_prompt
+from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
+from nb_agent.tools.pipeline import ToolRunDeps
+from nb_agent.transcript import Transcript, load_transcript, repair_transcript
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+MODEL_ENV = "NB_AGENT_MODEL"
+STATE_DIR_NAME = ".nb_agent"
+
+ResultSubtype = Literal["success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "interrupted"]
+
+
+def default_model() -> str:
+    return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+
+
+@dataclass(kw_only=True)
+class EngineConfig:
+    """How a session runs. Rare options live in ``extra``."""
+
+    model: str = field(default_factory=default_model)
+    fallback_model: str | None = None
+    max_turns: int | None = None
+    max_output_tokens: int | None = None
+    max_budget_usd: float | None = None
+    permission_mode: PermissionMode = "default"
+    cwd: Path = field(default_factory=Path.cwd)
+    state_dir: Path | None = None
+    """Where sessions are kept; default ``<cwd>/.nb_agent``."""
+    system_prompt: SystemPromptParts = field(default_factory=SystemPromptParts)
+    streaming_tool_execution: bool = True
+    thinking: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sessions_dir(self) -> Path:
+        return (self.state_dir or self.cwd / STATE_DIR_NAME) / "sessions"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineResult:
+    """The end of one submission."""
+
+    type: Literal["result"] = "result"
+    subtype: ResultSubtype
+    terminal_reason: TerminalReason | None
+    is_error: bool
+    text: str
+    num_turns: int
+    duration_s: float
+    usage: Usage
+    total_cost_usd: float
+    session_id: str
+    error: str | None = None
+    permission_denials: list[PermissionDenialRecord] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class UsageTotals:
+    by_model: dict[str, Usage] = field(default_factory=dict)
+    last_request: Usage = field(default_factory=Usage)
+    """The most recent request's usage (its input size is the context in use)."""
+
+    def add(self, model: str, usage: Usage) -> None:
+        self.by_model[model] = self.by_model.get(model, Usage()) + usage
+        self.last_request = usage
+
+    @property
+    def total(self) -> Usage:
+        total = Usage()
+        for usage in self.by_model.values():
+            total = total + usage
+        return total
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(usage.cost_usd(model) for model, usage in self.by_model.items())
+
+
+_RESULT_SUBTYPES: dict[str, ResultSubtype] = {
+    "completed": "success",
+    "max_turns": "error_max_turns",
+    "aborted_streaming": "interrupted",
+    "aborted_tools": "interrupted",
+}
+
+
+class QueryEngine:
+    """One conversation: submit prompts, get events, keep history, usage and transcript."""
+
+    def __init__(
+        self,
+        *,
+        config: EngineConfig | None = None,
+        tools: Sequence[Tool[Any]] = (),
+        transport: ModelTransport | None = None,
+        transport_factory: Callable[[], ModelTransport] = default_transport_factory,
+        hooks: Hooks | None = None,
+        permission_policy: PermissionPolicy | None = None,
+        can_use_tool: CanUseTool | None = None,
+        session_id: str | None = None,
+        messages: Sequence[Any] = (),
+        deps_overrides: dict[str, Any] | None = None,
+    ) -> None:
+        self.config = config or EngineConfig()
+        self.tools: list[Tool[Any]] = list(tools)
+        self._transport = transport
+        self._transport_factory = transport_factory
+        self.hooks = hooks or Hooks()
+        self.permission_policy = permission_policy or PermissionPolicy()
+        self.can_use_tool = can_use_tool
+        self.session_id = session_id or str(uuid.uuid4())
+        self.messages: list[Any] = list(messages)
+        self.usage = UsageTotals()
+        self.permission_denials: list[PermissionDenialRecord] = []
+        self.deps_overrides = deps_overrides or {}
+        self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
+        self.tool_session = ToolSession(cwd=self.config.cwd, session_dir=self.session_dir)
+        self.abort_controller: AbortController | None = None
+        self.turn_count = 0
+
+    # --- paths ---------------------------------------------------------------------------------
+    @property
+    def transcript_path(self) -> Path:
+        return self.config.sessions_dir / f"{self.session_id}.jsonl"
+
+    @property
+    def session_dir(self) -> Path:
+        return self.config.sessions_dir / self.session_id
+
+    # --- resume --------------------------------------------------------------------------------
+    @classmethod
+    def resume(cls, transcript_path: Path, **kwargs: Any) -> tuple[QueryEngine, list[str]]:
+        """Continue a saved session; returns the engine and any warnings (torn lines)."""
+        loaded = load_transcript(transcript_path)
+        repair_transcript(transcript_path)
+        config: EngineConfig = kwargs.pop("config", None) or EngineConfig()
+        if config.state_dir is None and transcript_path.parent.name == "sessions":
+            config.state_dir = transcript_path.parent.parent
+        engine = cls(config=config, session_id=loaded.session_id, messages=loaded.messages, **kwargs)
+        for entry in loaded.entries_of("usage"):
+            engine.usage.add(entry["model"], Usage(**entry["usage"]))
+        return engine, loaded.warnings
+
+    # --- model ------------------------------------------------------------------------------------
+    @property
+    def transport(self) -> ModelTransport:
+        if self._transport is None:
+            self._transport = self._transport_factory()
+        return self._transport
+
+    async def call_model(self, request: ModelRequest) -> AsyncIterator[Any]:
+        """Stream one request and account its usage when it ends (or fails)."""
+        acc = ResponseAccumulator(model=request.model)
+        try:
+            async for item in stream_response(self.transport, request, accumulator=acc):
+                yield item
+        finally:
+            if acc.message_id:
+                self.usage.add(acc.model, acc.usage)
+                self.transcript.write_entry("usage", model=acc.model, usage=acc.usage.__dict__)
+
+    # --- building a submission --------------------------------------------------------------------
+    def _tool_context(self, abort: AbortController) -> ToolUseContext:
+        return ToolUseContext(
+            abort_controller=abort,
+            tools=self.tools,
+            session=self.tool_session,
+            model=self.config.model,
+            permission_mode=self.config.permission_mode,
+            messages=self.messages,
+            session_id=self.session_id,
+            options={"transcript_path": str(self.transcript_path), **self.config.extra.get("tool_options", {})},
+        )
+
+    def _record_denial(self, record: PermissionDenialRecord) -> None:
+        self.permission_denials.append(record)
+        self.transcript.write_entry("permission_denial", tool_name=record.tool_name, tool_use_id=record.tool_use_id, message=record.message)
+
+    def _record_decision(self, tool_use_id: str, decision: str, detail: str) -> None:
+        self.transcript.write_entry("permission_decision", tool_use_id=tool_use_id, decision=decision, detail=detail)
+
+    def _query_deps(self) -> QueryDeps:
+        return QueryDeps(call_model=self.call_model, **self.deps_overrides)
+
+    def _query_params(self, abort: AbortController, prompt_text: str) -> QueryParams:
+        cfg = self.config
+        return QueryParams(
+            messages=list(self.messages),
+            tool_use_context=self._tool_context(abort),
+            tool_run_deps=ToolRunDeps(
+                hooks=self.hooks,
+                permission_policy=self.permission_policy,
+                can_use_tool=self.can_use_tool,
+                on_denial=self._record_denial,
+                on_decision=self._record_decision,
+            ),
+            system_prompt=build_system_prompt(cfg.system_prompt, cwd=self.tool_session.cwd, model=cfg.model),
+            model=cfg.model,
+            fallback_model=cfg.fallback_model,
+            max_turns=cfg.max_turns,
+            max_output_tokens=cfg.max_output_tokens,
+            thinking=cfg.thinking,
+            token_budget=parse_token_budget(prompt_text),
+            streaming_tool_execution=cfg.streaming_tool_execution,
+        )
+
+    def _append(self, message: Any) -> None:
+        if message.type == "tombstone":
+            self.messages = [m for m in self.messages if m.uuid != message.target_uuid]
+        elif message.type in ("user", "assistant", "attachment", "compact_boundary"):
+            self.messages.append(message)
+        self.transcript.write_message(message)
+
+    # --- the public API ---------------------------------------------------------------------------
+    def interrupt(self, reason: str = "Interrupted by user") -> None:
+        """Stop the running submission (thread-safe)."""
+        if self.abort_controller is not None:
+            self.abort_controller.abort(reason)
+
+    async def submit_message(
+        self, prompt: str | list[ContentBlock], *, attachments: Sequence[Any] = ()
+    ) -> AsyncIterator[LoopEvent | EngineResult]:
+        """Run one user submission; yields loop events, then one ``EngineResult``."""
+        started = time.monotonic()
+        cost_before = self.usage.cost_usd
+        usage_before = self.usage.total
+        abort = AbortController()
+        self.abort_controller = abort
+        text = prompt if isinstance(prompt, str) else " ".join(b.get("text", "") for b in prompt if b.get("type") == "text")
+        user = UserMessage(content=prompt)
+        self._append(user)
+        yield user
+        for attachment in attachments:
+            self._append(attachment)
+        terminal: Terminal | None = None
+        error: str | None = None
+        last_text = ""
+        try:
+            params = self._query_params(abort, text)
+            async for event in query(params, self._query_deps()):
+                if isinstance(event, Terminal):
+                    terminal = event
+                    break
+                if event.type in ("stream_event", "stream_request_start", "progress"):
+                    yield event
+                    continue
+                self._append(event)
+                if event.type == "assistant" and not event.is_api_error_message and event.text:
+                    last_text = event.text
+                yield event
+                if self.config.max_budget_usd is not None and self.usage.cost_usd > self.config.max_budget_usd:
+                    abort.abort("max budget exceeded")
+        except NbAgentError as exc:
+            error = str(exc)
+            notice = SystemMessage(level="error", content=error)
+            self._append(notice)
+            yield notice
+        finally:
+            self.abort_controller = None
+            self._answer_dangling_tool_uses()
+        if terminal is not None:
+            self.turn_count += terminal.turn_count
+            error = error or terminal.error
+        subtype: ResultSubtype
+        if self.config.max_budget_usd is not None and self.usage.cost_usd > self.config.max_budget_usd:
+            subtype = "error_max_budget_usd"
+        elif terminal is None:
+            subtype = "error_during_execution"
+        else:
+            subtype = _RESULT_SUBTYPES.get(terminal.reason, "error_during_execution")
+            if subtype == "success" and terminal.error:
+                subtype = "error_during_execution"
+        result = EngineResult(
+            subtype=subtype,
+            terminal_reason=terminal.reason if terminal else None,
+            is_error=subtype != "success",
+            text=last_text,
+            num_turns=terminal.turn_count if terminal else 0,
+            duration_s=time.monotonic() - started,
+            usage=_usage_minus(self.usage.total, usage_before),
+            total_cost_usd=self.usage.cost_usd - cost_before,
+            session_id=self.session_id,
+            error=error,
+            permission_denials=list(self.permission_denials),
+        )
+        self.transcript.write_entry("result", subtype=result.subtype, terminal_reason=result.terminal_reason, error=result.error)
+        yield result
+
+    def _answer_dangling_tool_uses(self) -> None:
+        """Last line of defence for the invariant: no tool_use is left without a result."""
+        for block in tool_use_ids_without_result(self.messages):
+            self._append(error_tool_result(block["id"], "Error: the run ended before this tool call completed"))
+
+    def new_conversation(self) -> None:
+        """Forget the history (a new session id and transcript; totals are kept)."""
+        self.transcript.close()
+        self.session_id = str(uuid.uuid4())
+        self.messages = []
+        self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
+        self.tool_session.session_dir = self.session_dir
+
+    def close(self) -> None:
+        self.transcript.close()
+
+
+def _usage_minus(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens - b.input_tokens,
+        output_tokens=a.output_tokens - b.output_tokens,
+        cache_creation_input_tokens=a.cache_creation_input_tokens - b.cache_creation_input_tokens,
+        cache_read_input_tokens=a.cache_read_input_tokens - b.cache_read_input_tokens,
+    )
+
+
+async def ask(prompt: str, **engine_kwargs: Any) -> EngineResult:
+    """One-shot: run ``prompt`` in a fresh engine and return its result."""
+    engine = QueryEngine(**engine_kwargs)
+    result: EngineResult | None = None
+    try:
+        async for event in engine.submit_message(prompt):
+            if isinstance(event, EngineResult):
+                result = event
+    finally:
+        engine.close()
+    assert result is not None
+    return result

@@ -1,0 +1,359 @@
+"""The per-call pipeline (SPEC §3): one tool_use in, progress and exactly one tool_result out.
+
+lookup/aliases → schema validation → ``validate_input`` → PreToolUse hooks → permission
+decision (hook > rules > interactive) → call with progress → PostToolUse hooks → result
+mapping and size processing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+
+from nb_agent.context.tool_result_storage import process_tool_result_size
+from nb_agent.errors import AbortError, InputValidationError, ToolError
+from nb_agent.hooks.registry import Hooks
+from nb_agent.hooks.types import HookInput
+from nb_agent.messages import (
+    INTERRUPT_MESSAGE,
+    AttachmentMessage,
+    ContentBlock,
+    ProgressMessage,
+    SystemMessage,
+    UserMessage,
+    error_tool_result,
+    tool_result_message,
+)
+from nb_agent.permissions.types import (
+    CanUseTool,
+    PermissionAllow,
+    PermissionAsk,
+    PermissionDecision,
+    PermissionDenialRecord,
+    PermissionDeny,
+    PermissionPolicy,
+    PermissionRequest,
+)
+from nb_agent.tools.base import ContextModifier, Tool, ToolResult, ToolUseContext, find_tool
+
+log = logging.getLogger(__name__)
+
+HOOK_SUMMARY_THRESHOLD_S = 0.5
+HOOK_DEBUG_THRESHOLD_S = 2.0
+
+
+@dataclass(kw_only=True)
+class ToolRunDeps:
+    """What the pipeline needs from the session, beyond the tool context."""
+
+    hooks: Hooks = field(default_factory=Hooks)
+    permission_policy: PermissionPolicy = field(default_factory=PermissionPolicy)
+    can_use_tool: CanUseTool | None = None
+    on_denial: Callable[[PermissionDenialRecord], None] = lambda record: None
+    on_decision: Callable[[str, str, str], None] = lambda tool_use_id, decision, detail: None
+    """Called as ``(tool_use_id, "allow"|"deny"|"always_allow", detail)`` for the transcript."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolUpdate:
+    """One item a tool call produces: a message, and maybe a context modifier."""
+
+    message: UserMessage | ProgressMessage | SystemMessage | AttachmentMessage
+    context_modifier: ContextModifier | None = None
+    prevent_continuation: bool = False
+    is_error: bool = False
+
+
+def no_such_tool_message(name: str) -> str:
+    return f"Error: No such tool available: {name}"
+
+
+def format_validation_error(tool_name: str, exc: pydantic.ValidationError) -> str:
+    issues = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(input)"
+        issues.append(f"  - {loc}: {err['msg']}")
+    return f"InputValidationError: {tool_name} failed due to the following issues:\n" + "\n".join(issues)
+
+
+class _Refused(Exception):
+    """Internal: the call ends early with an error result (validation, denial)."""
+
+    def __init__(self, text: str, *, prevent_continuation: bool = False) -> None:
+        super().__init__(text)
+        self.text = text
+        self.prevent_continuation = prevent_continuation
+
+
+async def run_tool_use(
+    block: ContentBlock,
+    ctx: ToolUseContext,
+    deps: ToolRunDeps,
+) -> AsyncIterator[ToolUpdate]:
+    """Run one tool_use block; always ends with exactly one tool_result update."""
+    tool_use_id: str = block["id"]
+    tool = find_tool(ctx.tools, block["name"])
+    if tool is None:
+        yield ToolUpdate(message=error_tool_result(tool_use_id, no_such_tool_message(block["name"])), is_error=True)
+        return
+    if ctx.abort_signal.aborted:
+        yield ToolUpdate(message=_interrupted(tool_use_id, ctx.abort_signal.reason), is_error=True)
+        return
+    call = _ToolCall(tool=tool, block=block, ctx=ctx, deps=deps)
+    try:
+        async for update in call.run():
+            yield update
+    except AbortError as exc:
+        yield ToolUpdate(message=_interrupted(tool_use_id, exc.reason), is_error=True)
+    except _Refused as refused:
+        yield ToolUpdate(
+            message=error_tool_result(tool_use_id, refused.text),
+            prevent_continuation=refused.prevent_continuation or call.prevent_continuation,
+            is_error=True,
+        )
+
+
+def _interrupted(tool_use_id: str, reason: str | None = None) -> UserMessage:
+    return error_tool_result(tool_use_id, reason or INTERRUPT_MESSAGE)
+
+
+@dataclass(kw_only=True)
+class _ToolCall:
+    tool: Tool[Any]
+    block: ContentBlock
+    ctx: ToolUseContext
+    deps: ToolRunDeps
+    prevent_continuation: bool = False
+    extra: list[ToolUpdate] = field(default_factory=list)
+
+    @property
+    def tool_use_id(self) -> str:
+        return self.block["id"]
+
+    def _hook_input(self, event: str, raw_input: dict[str, Any], **kw: Any) -> HookInput:
+        return HookInput(
+            hook_event_name=event,  # type: ignore[arg-type]
+            session_id=self.ctx.session_id,
+            cwd=str(self.ctx.cwd),
+            tool_name=self.tool.name,
+            tool_input=raw_input,
+            tool_use_id=self.tool_use_id,
+            transcript_path=str(self.ctx.options.get("transcript_path", "")),
+            **kw,
+        )
+
+    def _parse(self, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            raise _Refused(f"InputValidationError: {self.tool.name} expects a JSON object as input, got {type(raw).__name__}")
+        try:
+            return self.tool.parse_input(raw)
+        except pydantic.ValidationError as exc:
+            raise _Refused(format_validation_error(self.tool.name, exc)) from None
+        except InputValidationError as exc:
+            raise _Refused(f"InputValidationError: {exc}") from None
+
+    async def _validate(self, parsed: Any) -> None:
+        result = await self.tool.validate_input(parsed, self.ctx)
+        if not result.ok:
+            raise _Refused(result.message)
+
+    def _hook_notices(self, hook_result: Any, event: str) -> None:
+        for text in hook_result.system_messages:
+            self.extra.append(ToolUpdate(message=SystemMessage(level="info", content=text, subtype="hook")))
+        for text in hook_result.warnings:
+            self.extra.append(ToolUpdate(message=SystemMessage(level="warning", content=text, subtype="hook")))
+        for text in hook_result.additional_contexts:
+            self.extra.append(ToolUpdate(message=AttachmentMessage(kind="hook_additional_context", content=text)))
+        if hook_result.elapsed_s > HOOK_SUMMARY_THRESHOLD_S:
+            self.extra.append(
+                ToolUpdate(
+                    message=SystemMessage(
+                        level="info",
+                        content=f"{event} hooks for {self.tool.name} took {hook_result.elapsed_s:.1f}s",
+                        subtype="hook_timing",
+                    )
+                )
+            )
+        if hook_result.elapsed_s > HOOK_DEBUG_THRESHOLD_S:
+            log.debug("%s hooks for %s took %.1fs", event, self.tool.name, hook_result.elapsed_s)
+
+    async def _pre_tool_hooks(self, raw: dict[str, Any], parsed: Any) -> tuple[dict[str, Any], Any, PermissionDecision | None]:
+        if not self.deps.hooks.has("PreToolUse"):
+            return raw, parsed, None
+        result = await self.deps.hooks.run("PreToolUse", self._hook_input("PreToolUse", raw))
+        self._hook_notices(result, "PreToolUse")
+        if result.prevent_continuation:
+            self.prevent_continuation = True
+        if result.updated_input is not None:
+            raw = result.updated_input
+            parsed = self._parse(raw)
+        decision: PermissionDecision | None = None
+        reason = result.permission_decision_reason or "; ".join(result.blocking_errors)
+        if result.permission_decision == "deny":
+            decision = PermissionDeny(message=f"PreToolUse hook blocked this call: {reason or 'no reason given'}")
+        elif result.permission_decision == "ask":
+            decision = PermissionAsk(message=reason or "A hook asked for confirmation")
+        elif result.permission_decision == "allow":
+            decision = PermissionAllow(updated_input=result.updated_input, reason=reason or None)
+        if self.prevent_continuation and decision is None:
+            decision = PermissionDeny(message=f"Execution stopped by PreToolUse hook: {result.stop_reason or ''}".strip())
+        return raw, parsed, decision
+
+    async def _permission(self, raw: dict[str, Any], parsed: Any, hook_decision: PermissionDecision | None) -> tuple[dict[str, Any], Any]:
+        decision = hook_decision or await self.deps.permission_policy.decide(self.tool, parsed, self.ctx)
+        if isinstance(decision, PermissionAsk):
+            decision = await self._ask(raw, decision)
+        if isinstance(decision, PermissionDeny):
+            self.deps.on_denial(
+                PermissionDenialRecord(
+                    tool_name=self.tool.name, tool_use_id=self.tool_use_id, input=raw, message=decision.message
+                )
+            )
+            if decision.interrupt:
+                self.ctx.abort_controller.abort("Interrupted by user")
+            raise _Refused(decision.message)
+        if decision.updated_input is not None and decision.updated_input != raw:
+            raw = decision.updated_input
+            parsed = self._parse(raw)
+        return raw, parsed
+
+    async def _ask(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
+        if self.deps.can_use_tool is None:
+            return PermissionDeny(message=f"Permission to use {self.tool.name} was not granted: {ask.message} (no approver is connected)")
+        request = PermissionRequest(
+            tool_use_id=self.tool_use_id,
+            tool_name=self.tool.name,
+            input=raw,
+            message=ask.message,
+            suggested_rule=ask.suggested_rule,
+        )
+        answer = await _race_abort(self.deps.can_use_tool(self.tool, request, self.ctx), self.ctx)
+        if isinstance(answer, PermissionAllow) and answer.rule_to_add:
+            try:
+                self.deps.permission_policy.add_session_rule("allow", answer.rule_to_add)
+            except NotImplementedError:
+                pass
+            self.deps.on_decision(self.tool_use_id, "always_allow", answer.rule_to_add)
+        elif isinstance(answer, PermissionAllow):
+            self.deps.on_decision(self.tool_use_id, "allow", "")
+        else:
+            self.deps.on_decision(self.tool_use_id, "deny", answer.message)
+        return answer
+
+    async def _call(self, parsed: Any) -> AsyncIterator[ToolUpdate | ToolResult]:
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        task = asyncio.ensure_future(self.tool.call(parsed, self.ctx, queue.put_nowait))
+        abort_wait = asyncio.ensure_future(self.ctx.abort_signal.wait())
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({task, getter, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    yield ToolUpdate(message=ProgressMessage(tool_use_id=self.tool_use_id, data=getter.result()))
+                    continue
+                getter.cancel()
+                if task in done:
+                    while not queue.empty():
+                        yield ToolUpdate(message=ProgressMessage(tool_use_id=self.tool_use_id, data=queue.get_nowait()))
+                    yield task.result()
+                    return
+                # aborted: give the tool a moment to clean up after cancellation
+                task.cancel()
+                await asyncio.wait({task}, timeout=5.0)
+                raise AbortError(self.ctx.abort_signal.reason or INTERRUPT_MESSAGE)
+        finally:
+            abort_wait.cancel()
+            if not task.done():
+                task.cancel()
+
+    async def _post_tool_hooks(self, raw: dict[str, Any], result: ToolResult) -> ToolResult:
+        if not self.deps.hooks.has("PostToolUse"):
+            return result
+        hook = await self.deps.hooks.run("PostToolUse", self._hook_input("PostToolUse", raw, tool_response=_jsonable(result.data)))
+        self._hook_notices(hook, "PostToolUse")
+        if hook.prevent_continuation:
+            self.prevent_continuation = True
+        for text in hook.blocking_errors:
+            self.extra.append(ToolUpdate(message=AttachmentMessage(kind="hook_blocking_error", content=f"PostToolUse hook feedback:\n{text}")))
+        if hook.updated_output is not None:
+            return ToolResult(data=hook.updated_output, is_error=result.is_error, new_messages=result.new_messages, context_modifier=result.context_modifier)
+        return result
+
+    def _result_message(self, raw: dict[str, Any], result: ToolResult) -> UserMessage:
+        content = self.tool.map_result_to_block(result.data, self.tool_use_id)
+        content = process_tool_result_size(
+            content,
+            tool_use_id=self.tool_use_id,
+            max_result_size_chars=self.tool.max_result_size_chars,
+            session_dir=self.ctx.session.session_dir,
+        )
+        return tool_result_message(self.tool_use_id, content, is_error=result.is_error, tool_use_result=result.data)
+
+    async def run(self) -> AsyncIterator[ToolUpdate]:
+        raw = self.block.get("input")
+        parsed = self._parse(raw)
+        await self._validate(parsed)
+        raw, parsed, hook_decision = await self._pre_tool_hooks(raw, parsed)
+        for update in self._drain_extra():
+            yield update
+        raw, parsed = await self._permission(raw, parsed, hook_decision)
+        result: ToolResult | None = None
+        try:
+            async for item in self._call(parsed):
+                if isinstance(item, ToolResult):
+                    result = item
+                else:
+                    yield item
+        except AbortError as exc:
+            yield ToolUpdate(message=_interrupted(self.tool_use_id, exc.reason), is_error=True)
+            return
+        except asyncio.CancelledError:
+            raise
+        except ToolError as exc:
+            result = ToolResult(data=f"<tool_use_error>{exc}</tool_use_error>", is_error=True)
+        except Exception as exc:  # a tool's bug must become a readable result, not a crash
+            log.debug("tool %s raised", self.tool.name, exc_info=True)
+            result = ToolResult(data=f"<tool_use_error>Error: {type(exc).__name__}: {exc}</tool_use_error>", is_error=True)
+        assert result is not None
+        result = await self._post_tool_hooks(raw, result)
+        message = self._result_message(raw, result)
+        yield ToolUpdate(
+            message=message,
+            context_modifier=result.context_modifier,
+            prevent_continuation=self.prevent_continuation,
+            is_error=result.is_error,
+        )
+        for update in self._drain_extra():
+            yield update
+        for extra in result.new_messages:
+            yield ToolUpdate(message=extra)
+
+    def _drain_extra(self) -> list[ToolUpdate]:
+        out, self.extra = self.extra, []
+        return out
+
+
+async def _race_abort(awaitable: Any, ctx: ToolUseContext) -> Any:
+    """Await ``awaitable`` unless the run is aborted first (then raise ``AbortError``)."""
+    task = asyncio.ensure_future(awaitable)
+    abort_wait = asyncio.ensure_future(ctx.abort_signal.wait())
+    try:
+        await asyncio.wait({task, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        raise AbortError(ctx.abort_signal.reason or INTERRUPT_MESSAGE)
+    finally:
+        abort_wait.cancel()
+        if not task.done():
+            task.cancel()
+
+
+def _jsonable(data: Any) -> Any:
+    if isinstance(data, pydantic.BaseModel):
+        return data.model_dump(mode="json")
+    return data
