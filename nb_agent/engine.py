@@ -38,7 +38,7 @@ from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.pipeline import ToolRunDeps
 from nb_agent.transcript import Transcript, load_transcript, repair_transcript
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 MODEL_ENV = "NB_AGENT_MODEL"
 STATE_DIR_NAME = ".nb_agent"
 

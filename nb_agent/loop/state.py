@@ -140,7 +140,7 @@ class QueryParams:
     tool_use_context: ToolUseContext
     tool_run_deps: ToolRunDeps = field(default_factory=ToolRunDeps)
     system_prompt: list[dict[str, Any]] | str | None = None
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-4-6"
     fallback_model: str | None = None
     max_turns: int | None = None
     max_output_tokens: int | None = None
