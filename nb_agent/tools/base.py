@@ -124,6 +124,8 @@ class Tool(ABC, Generic[InputT]):
     should_defer: ClassVar[bool] = False
     max_result_size_chars: ClassVar[float] = DEFAULT_MAX_RESULT_SIZE_CHARS
     is_mcp: ClassVar[bool] = False
+    permission_family: ClassVar[str | None] = None
+    """``"file_edit"`` / ``"file_read"`` puts a tool under ``Edit(...)`` / ``Read(...)`` rules."""
 
     # --- description -----------------------------------------------------------------
     @abstractmethod

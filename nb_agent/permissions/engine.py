@@ -1,0 +1,260 @@
+"""The rule engine: settings rules, caller rules, session rules and the permission mode.
+
+:meth:`RuleBasedPolicy.decide` walks a fixed chain, first answer wins:
+
+1. deny rules -> deny (in every mode)
+2. plan mode and a tool that is not read-only -> deny
+3. ask rules -> ask (in every mode, ``bypassPermissions`` included)
+4. the tool's own ``check_permissions``: deny -> deny; ask is kept for step 6
+5. safety checks, immune to modes and allow rules -> ask: writing nb_agent's own
+   configuration (``.claude/settings*.json``, ``.claude/``, ``.nb_agent/``, ``.git/``) or
+   writing outside the working directories
+6. the tool's ask -> ask (``bypassPermissions`` overrides it)
+7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
+8. allow rules -> allow
+9. read-only -> allow, unless a file read leaves the working directories (then ask)
+10. otherwise ask, with the rule an "Always allow" answer would add
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nb_agent.errors import ConfigurationError
+from nb_agent.permissions.paths import candidate_paths, home_directory, is_within, resolve_tool_path
+from nb_agent.permissions.rules import (
+    PermissionRule,
+    RuleBehavior,
+    RuleSource,
+    first_matching_rule,
+    parse_rule,
+    rule_applies_to_tool,
+    suggest_rule,
+    tool_family,
+)
+from nb_agent.permissions.settings import Settings
+from nb_agent.permissions.types import (
+    PERMISSION_MODES,
+    PermissionAllow,
+    PermissionAsk,
+    PermissionDecision,
+    PermissionDeny,
+    PermissionMode,
+    PermissionPolicy,
+)
+
+if TYPE_CHECKING:
+    from nb_agent.tools.base import Tool, ToolUseContext
+
+__all__ = ["RuleBasedPolicy", "is_protected_config_path"]
+
+_SOURCE_ORDER: tuple[RuleSource, ...] = ("user", "project", "local", "caller", "session")
+_CLAUDE_DIR_EXEMPT = frozenset({"commands", "agents", "skills"})
+"""Inside ``.claude/`` only these may be written without asking (as in Claude Code)."""
+
+
+def is_protected_config_path(path: Path) -> bool:
+    """Is ``path`` (or what it resolves to) agent configuration that always needs approval?
+
+    ``.claude/settings*.json`` and the rest of ``.claude/`` (hooks run code), everything
+    under ``.nb_agent/``, and ``.git/`` (git hooks run code).
+    """
+    for candidate in candidate_paths(path):
+        parts = candidate.parts
+        if ".nb_agent" in parts or ".git" in parts:
+            return True
+        if ".claude" in parts:
+            after = parts[parts.index(".claude") + 1 :]
+            if not after or after[0] not in _CLAUDE_DIR_EXEMPT:
+                return True
+    return False
+
+
+class RuleBasedPolicy(PermissionPolicy):
+    """Allow / deny / ask from settings, caller and session rules plus the mode.
+
+    The policy's :attr:`mode` is the source of truth; a context whose
+    ``permission_mode`` is ``plan`` only ever makes a decision stricter.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        ask: Sequence[str] = (),
+        mode: PermissionMode | None = None,
+        additional_directories: Sequence[Path] = (),
+        project_dir: Path | None = None,
+        home: Path | None = None,
+    ) -> None:
+        """Caller rules (``allow``/``deny``/``ask``) raise ``ConfigurationError`` if malformed.
+
+        ``project_dir`` (default: the settings' project) anchors relative file rules and is
+        the main working directory; without it the context's ``cwd`` is used per call.
+        """
+        self._settings = settings
+        self._home = home
+        self._project_dir = project_dir or (settings.project_dir if settings else None)
+        caller: list[PermissionRule] = []
+        for behavior, texts in (("allow", allow), ("deny", deny), ("ask", ask)):
+            caller.extend(parse_rule(t, behavior=behavior, source="caller", root=self._project_dir) for t in texts)
+        self._base_rules: tuple[PermissionRule, ...] = (*(settings.rules if settings else ()), *caller)
+        self._session_rules: list[PermissionRule] = []
+        self._additional_directories = [*(settings.additional_directories if settings else ()), *additional_directories]
+        self._mode: PermissionMode = "default"
+        self.set_mode(mode or (settings.default_mode if settings else None) or "default")
+
+    # --- state ------------------------------------------------------------------------
+    @property
+    def mode(self) -> PermissionMode:
+        return self._mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        if mode not in PERMISSION_MODES:
+            raise ConfigurationError(f"unknown permission mode {mode!r}; expected one of {', '.join(PERMISSION_MODES)}")
+        self._mode = mode
+
+    @property
+    def rules(self) -> tuple[PermissionRule, ...]:
+        """Every rule in force: settings (user, project, local), caller, then session."""
+        return (*self._base_rules, *self._session_rules)
+
+    def rules_by_source(self) -> dict[RuleSource, list[PermissionRule]]:
+        """The rules grouped by where they came from (for ``%agent status``)."""
+        grouped: dict[RuleSource, list[PermissionRule]] = {s: [] for s in _SOURCE_ORDER}
+        for rule in self.rules:
+            grouped[rule.source].append(rule)
+        return {s: rules for s, rules in grouped.items() if rules}
+
+    @property
+    def settings(self) -> Settings | None:
+        return self._settings
+
+    @property
+    def warnings(self) -> list[str]:
+        """Problems found while loading settings files (shown by ``%agent status``)."""
+        return list(self._settings.warnings) if self._settings else []
+
+    def add_session_rule(self, behavior: RuleBehavior, rule: str) -> None:
+        """Record a rule for the rest of the session (an "Always allow" answer)."""
+        parsed = parse_rule(rule, behavior=behavior, source="session", root=self._project_dir)
+        if parsed not in self._session_rules:
+            self._session_rules.append(parsed)
+
+    def working_directories(self, ctx: ToolUseContext) -> list[Path]:
+        """Where file writes need no extra approval: the project plus added directories."""
+        main = self._project_dir or ctx.session.cwd
+        return [main, *ctx.session.additional_directories, *self._additional_directories]
+
+    # --- lookups used by other layers --------------------------------------------------
+    def matching_rule(
+        self, tool: Tool[Any], input: Any, ctx: ToolUseContext, *, behavior: RuleBehavior
+    ) -> PermissionRule | None:
+        """The first rule of ``behavior`` that matches this call (Edit checks deny rules)."""
+        # Tool paths are relative to the session's cwd; project and session rules carry
+        # their own root (the project), so only user rules float with the cwd.
+        return first_matching_rule(self.rules, tool, input, ctx.session.cwd, behavior=behavior, home=self._home)
+
+    def blanket_deny_rule(self, tool: Tool[Any]) -> PermissionRule | None:
+        """A content-less deny rule (``Bash``, ``mcp__server``) that removes the tool from the pool."""
+        for rule in self.rules:
+            if rule.behavior == "deny" and rule.content is None and rule_applies_to_tool(rule, tool):
+                return rule
+        return None
+
+    # --- the decision chain ------------------------------------------------------------
+    async def decide(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision:
+        mode: PermissionMode = "plan" if ctx.permission_mode == "plan" else self._mode
+        if rule := self.matching_rule(tool, input, ctx, behavior="deny"):
+            return PermissionDeny(
+                message=f"Permission to use {tool.name} has been denied by the rule {rule.text} ({rule.source} settings)."
+            )
+        read_only = tool.is_read_only(input)
+        if mode == "plan" and not read_only:
+            return PermissionDeny(
+                message=(
+                    f"The session is in plan mode, so {tool.name} was not run: plan mode allows only "
+                    "read-only tools and makes no changes. Finish the plan and present it instead."
+                )
+            )
+        if rule := self.matching_rule(tool, input, ctx, behavior="ask"):
+            return PermissionAsk(message=f"The rule {rule.text} ({rule.source} settings) asks before {tool.name} runs.")
+
+        tool_decision = await tool.check_permissions(input, ctx)
+        if isinstance(tool_decision, PermissionDeny):
+            return tool_decision
+        if safety := self._safety_check(tool, input, ctx):
+            return safety
+        updated_input = tool_decision.updated_input if isinstance(tool_decision, PermissionAllow) else None
+
+        if isinstance(tool_decision, PermissionAsk):
+            if mode == "bypassPermissions":
+                return PermissionAllow(reason="bypassPermissions mode")
+            if tool_decision.suggested_rule is None:
+                return PermissionAsk(message=tool_decision.message, suggested_rule=self._suggest(tool, input, ctx))
+            return tool_decision
+        if mode == "bypassPermissions":
+            return PermissionAllow(updated_input=updated_input, reason="bypassPermissions mode")
+        if mode == "acceptEdits" and tool_family(tool) == "file_edit":
+            return PermissionAllow(updated_input=updated_input, reason="acceptEdits mode")
+        if rule := self.matching_rule(tool, input, ctx, behavior="allow"):
+            return PermissionAllow(updated_input=updated_input, reason=f"rule {rule.text} ({rule.source} settings)")
+        if read_only:
+            if outside := self._read_outside(tool, input, ctx):
+                return outside
+            return PermissionAllow(updated_input=updated_input, reason="read-only")
+        return PermissionAsk(
+            message=f"nb_agent wants to use {tool.name}; you have not allowed it yet.",
+            suggested_rule=self._suggest(tool, input, ctx),
+        )
+
+    # --- helpers ----------------------------------------------------------------------
+    def _rule_cwd(self, ctx: ToolUseContext) -> Path:
+        return self._project_dir or ctx.session.cwd
+
+    def _tool_path(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> Path | None:
+        raw = tool.permission_rule_content(input)
+        if not raw:
+            return None
+        return resolve_tool_path(raw, cwd=ctx.session.cwd, home=self._home or home_directory())
+
+    def _safety_check(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | None:
+        """Asks that no mode and no allow rule can skip; only a deny can beat them."""
+        if tool_family(tool) != "file_edit":
+            return None
+        path = self._tool_path(tool, input, ctx)
+        if path is None:
+            return None
+        shown = candidate_paths(path)[0]
+        if is_protected_config_path(path):
+            return PermissionAsk(
+                message=f"{tool.name} wants to change {shown}, which is agent configuration; this always needs approval."
+            )
+        directories = self.working_directories(ctx)
+        if not is_within(path, directories):
+            listed = ", ".join(str(d) for d in directories)
+            return PermissionAsk(
+                message=(
+                    f"{tool.name} wants to write {shown}, outside the working directories ({listed}). "
+                    "Writes there always need approval; add the directory to additionalDirectories to allow them."
+                )
+            )
+        return None
+
+    def _read_outside(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | None:
+        if tool_family(tool) != "file_read":
+            return None
+        path = self._tool_path(tool, input, ctx)
+        if path is None or is_within(path, self.working_directories(ctx)):
+            return None
+        return PermissionAsk(
+            message=f"{tool.name} wants to read {candidate_paths(path)[0]}, outside the working directories.",
+            suggested_rule=self._suggest(tool, input, ctx),
+        )
+
+    def _suggest(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> str | None:
+        return suggest_rule(tool, input, cwd=ctx.session.cwd, root=self._rule_cwd(ctx), home=self._home)

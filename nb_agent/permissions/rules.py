@@ -1,0 +1,532 @@
+"""Permission rules in Claude Code syntax: parsing, matching, and "Always allow" suggestions.
+
+A rule is ``Tool`` or ``Tool(content)``: ``Bash(git status:*)`` (prefix),
+``Bash(npm run test)`` (exact), ``Bash(git * main)`` (wildcard), ``Read(**/*.csv)`` and
+``Edit(src/**)`` (gitignore globs, see :mod:`nb_agent.permissions.paths`),
+``WebFetch(domain:example.com)``, ``mcp__server`` / ``mcp__server__*`` (every tool of a
+server) and ``mcp__server__tool``. ``Edit`` rules cover every file-editing tool and
+``Read`` rules every path-based reading tool, as in Claude Code.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlparse
+
+from nb_agent.errors import ConfigurationError
+from nb_agent.permissions.paths import (
+    anchor_directory,
+    candidate_paths,
+    glob_matches,
+    home_directory,
+    parse_path_pattern,
+    relative_to,
+    resolve_tool_path,
+)
+
+if TYPE_CHECKING:
+    from nb_agent.tools.base import Tool
+    from nb_agent.tools.bash.parse import ParsedCommand
+
+__all__ = [
+    "FILE_EDIT_TOOLS",
+    "FILE_READ_TOOLS",
+    "PermissionRule",
+    "RuleBehavior",
+    "RuleSource",
+    "ToolFamily",
+    "first_matching_rule",
+    "parse_rule",
+    "rule_matches",
+    "split_shell_command",
+    "suggest_rule",
+    "tool_family",
+]
+
+RuleBehavior = Literal["allow", "deny", "ask"]
+RuleSource = Literal["user", "project", "local", "caller", "session"]
+"""Where a rule came from: a settings file, the caller's arguments, or a session answer."""
+
+ToolFamily = Literal["shell", "file_read", "file_edit", "web_fetch", "other"]
+
+FILE_EDIT_TOOLS: frozenset[str] = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+"""Built-in tools an ``Edit(...)`` rule covers. Other tools opt in with ``permission_family``."""
+FILE_READ_TOOLS: frozenset[str] = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
+"""Built-in tools a ``Read(...)`` rule covers."""
+SHELL_TOOLS: frozenset[str] = frozenset({"Bash"})
+WEB_FETCH_TOOLS: frozenset[str] = frozenset({"WebFetch"})
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_\-]+")
+_MCP_PREFIX = "mcp__"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PermissionRule:
+    """One parsed rule, e.g. ``Bash(git status:*)`` from the project's settings."""
+
+    tool_name: str
+    content: str | None
+    """The part in parentheses; ``None`` for a whole-tool rule (``Bash``, ``Bash(*)``)."""
+    behavior: RuleBehavior
+    source: RuleSource
+    root: Path | None = None
+    """The project directory ``/path`` and relative file patterns are anchored at;
+    ``None`` means the working directory passed to :func:`rule_matches`."""
+
+    @property
+    def text(self) -> str:
+        """The rule as written in a settings file."""
+        return self.tool_name if self.content is None else f"{self.tool_name}({self.content})"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_rule(
+    text: str,
+    *,
+    behavior: RuleBehavior = "allow",
+    source: RuleSource = "session",
+    root: Path | None = None,
+) -> PermissionRule:
+    """Parse ``Tool`` or ``Tool(content)``; raise ``ConfigurationError`` when malformed."""
+    if not isinstance(text, str):
+        raise ConfigurationError(f"permission rule must be a string, got {type(text).__name__}: {text!r}")
+    stripped = text.strip()
+    if not stripped:
+        raise ConfigurationError("empty permission rule")
+    content: str | None = None
+    name = stripped
+    if "(" in stripped or ")" in stripped:
+        open_at = stripped.find("(")
+        if open_at == -1 or not stripped.endswith(")"):
+            raise ConfigurationError(
+                f"malformed permission rule {text!r}: expected Tool or Tool(content) with balanced parentheses"
+            )
+        name, content = stripped[:open_at].strip(), stripped[open_at + 1 : -1].strip()
+        # Claude Code: ``Tool()`` and ``Tool(*)`` mean the whole tool.
+        if content in ("", "*"):
+            content = None
+    _check_tool_name(name, text)
+    if content is not None:
+        _check_content(name, content, text)
+    return PermissionRule(tool_name=name, content=content, behavior=behavior, source=source, root=root)
+
+
+def _check_tool_name(name: str, text: str) -> None:
+    if name.startswith(_MCP_PREFIX):
+        server_rule = name.endswith("__*")
+        core = name[: -len("__*")] if server_rule else name
+        if not _TOOL_NAME.fullmatch(core) or core == "mcp" or core.strip("_") == "mcp":
+            raise ConfigurationError(f"malformed MCP permission rule {text!r}: expected mcp__server or mcp__server__tool")
+        return
+    if not name or not _TOOL_NAME.fullmatch(name):
+        raise ConfigurationError(f"malformed permission rule {text!r}: {name!r} is not a tool name")
+
+
+def _check_content(name: str, content: str, text: str) -> None:
+    if name.startswith(_MCP_PREFIX):
+        raise ConfigurationError(f"MCP permission rule {text!r} takes no content: use mcp__server or mcp__server__tool")
+    if name in WEB_FETCH_TOOLS and not content.startswith("domain:"):
+        raise ConfigurationError(f"WebFetch rule {text!r} must look like WebFetch(domain:example.com)")
+    if name in WEB_FETCH_TOOLS and not content[len("domain:") :].strip():
+        raise ConfigurationError(f"WebFetch rule {text!r} names no domain")
+    if name in SHELL_TOOLS and content.endswith(":*") and not content[:-2].strip():
+        raise ConfigurationError(f"Bash rule {text!r} has an empty prefix before ':*'")
+
+
+# --- which tools a rule covers ---------------------------------------------------------
+
+
+def tool_family(tool: Tool[Any]) -> ToolFamily:
+    """How rules match a tool's content; a tool may declare ``permission_family``."""
+    declared = getattr(tool, "permission_family", None)
+    if declared in ("shell", "file_read", "file_edit", "web_fetch", "other"):
+        return declared
+    if tool.name in SHELL_TOOLS:
+        return "shell"
+    if tool.name in FILE_EDIT_TOOLS:
+        return "file_edit"
+    if tool.name in FILE_READ_TOOLS:
+        return "file_read"
+    if tool.name in WEB_FETCH_TOOLS:
+        return "web_fetch"
+    return "other"
+
+
+def rule_applies_to_tool(rule: PermissionRule, tool: Tool[Any]) -> bool:
+    """Does the rule's tool part name this tool (ignoring the content)?"""
+    name = rule.tool_name
+    if name.startswith(_MCP_PREFIX):
+        return _mcp_rule_covers(name, tool.name)
+    if name == tool.name or name in tool.aliases:
+        return True
+    family = tool_family(tool)
+    if name == "Edit" and family == "file_edit":
+        return True
+    if name == "Read" and family == "file_read":
+        return True
+    # Claude Code: permission to edit a path implies permission to read it.
+    return name == "Edit" and family == "file_read" and rule.behavior == "allow"
+
+
+def _mcp_rule_covers(rule_name: str, tool_name: str) -> bool:
+    if rule_name.endswith("__*"):
+        return tool_name.startswith(rule_name[:-1])
+    if rule_name == tool_name:
+        return True
+    # ``mcp__server`` (no tool part) covers every tool of that server.
+    return "__" not in rule_name[len(_MCP_PREFIX) :] and tool_name.startswith(rule_name + "__")
+
+
+# --- content matching ------------------------------------------------------------------
+
+
+def rule_matches(
+    rule: PermissionRule,
+    tool: Tool[Any],
+    input: Any,
+    cwd: Path,
+    *,
+    home: Path | None = None,
+) -> bool:
+    """Does ``rule`` match this call of ``tool``?
+
+    Matching leans to the rule's side of safety: an *allow* rule must cover every part of
+    a compound Bash command and every spelling of a path (as written and symlink-resolved);
+    a *deny* or *ask* rule matches if any part or any spelling matches.
+    """
+    if not rule_applies_to_tool(rule, tool):
+        return False
+    if rule.content is None:
+        return True
+    content = tool.permission_rule_content(input)
+    if content is None:
+        return False
+    family = tool_family(tool)
+    if family == "shell":
+        return _shell_rule_matches(rule.content, content, strict=rule.behavior == "allow")
+    if family in ("file_read", "file_edit"):
+        return _path_rule_matches(rule, content, cwd=cwd, home=home)
+    if family == "web_fetch":
+        return _domain_rule_matches(rule.content, content)
+    return _wildcard_regex(rule.content).fullmatch(content) is not None
+
+
+def first_matching_rule(
+    rules: list[PermissionRule] | tuple[PermissionRule, ...],
+    tool: Tool[Any],
+    input: Any,
+    cwd: Path,
+    *,
+    behavior: RuleBehavior,
+    home: Path | None = None,
+) -> PermissionRule | None:
+    """The first rule of ``behavior`` matching the call (Edit's deny-rule check uses this)."""
+    for rule in rules:
+        if rule.behavior == behavior and rule_matches(rule, tool, input, cwd, home=home):
+            return rule
+    return None
+
+
+def _path_rule_matches(rule: PermissionRule, raw_path: str, *, cwd: Path, home: Path | None) -> bool:
+    home = home or home_directory()
+    pattern = parse_path_pattern(rule.content or "")
+    base = anchor_directory(pattern, root=rule.root or cwd, home=home)
+    path = resolve_tool_path(raw_path, cwd=cwd, home=home)
+    results = []
+    for candidate in candidate_paths(path):
+        matched = False
+        for anchor in candidate_paths(base):
+            rel = relative_to(candidate, anchor)
+            if rel is not None and glob_matches(pattern, rel):
+                matched = True
+                break
+        results.append(matched)
+    return all(results) if rule.behavior == "allow" else any(results)
+
+
+def _domain_rule_matches(content: str, target: str) -> bool:
+    wanted = content[len("domain:") :].strip().lower() if content.startswith("domain:") else content.lower()
+    host = (urlparse(target).hostname if "://" in target else target.split("/")[0].split(":")[0]) or ""
+    host = host.lower()
+    if wanted.startswith("*."):
+        return host.endswith(wanted[1:])
+    return host == wanted
+
+
+def _wildcard_regex(pattern: str) -> re.Pattern[str]:
+    """``*`` matches anything, ``\\*`` is a literal star; a trailing `` *`` is optional."""
+    pieces: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("\\*", i):
+            pieces.append(re.escape("*"))
+            i += 2
+        elif pattern[i] == "*":
+            pieces.append(".*")
+            i += 1
+        else:
+            pieces.append(re.escape(pattern[i]))
+            i += 1
+    regex = "".join(pieces)
+    # ``git *`` also matches a bare ``git``, as in Claude Code.
+    if regex.endswith(re.escape(" ") + ".*") and regex.count(".*") == 1:
+        regex = regex[: -len(re.escape(" ") + ".*")] + "(?: .*)?"
+    return re.compile(regex, re.DOTALL)
+
+
+# --- Bash ------------------------------------------------------------------------------
+
+
+def _shell_pattern_matches(pattern: str, command: str) -> bool:
+    command = command.strip()
+    if pattern.endswith(":*") and "*" not in pattern[:-2].replace("\\*", ""):
+        prefix = pattern[:-2].rstrip()
+        # Word boundary: ``git status:*`` matches ``git status -s``, never ``git statusx``.
+        return command == prefix or command.startswith(prefix + " ")
+    if "*" in pattern.replace("\\*", ""):
+        return _wildcard_regex(pattern).fullmatch(command) is not None
+    return command == pattern.replace("\\*", "*")
+
+
+def _shell_rule_matches(pattern: str, command: str, *, strict: bool) -> bool:
+    if command.strip() == pattern:
+        return True  # an exact rule naming the whole (even compound) command
+    if strict:
+        parts = split_shell_command(command)
+        return parts is not None and all(_shell_pattern_matches(pattern, p) for p in parts)
+    return any(_shell_pattern_matches(pattern, v) for v in _deny_variants(command))
+
+
+_OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n")
+_SUBSTITUTION_MARKERS = ("$(", "`", "<(", ">(")
+
+
+def split_shell_command(command: str) -> list[str] | None:
+    """Split a command into its simple commands at ``&&``, ``||``, ``;``, ``|``, ``&``.
+
+    Returns ``None`` when no allow rule can vouch for the command: a command or process
+    substitution (``$(…)``, backticks, ``<(…)``), a function definition, an unsafe
+    ``${…}`` form, unbalanced quotes, or anything the Bash parser
+    (:func:`nb_agent.tools.bash.parse.parse_command`) cannot analyse. The parts keep
+    their source text (redirections included), so an exact rule stays exact.
+    """
+    parsed = _parse(command)
+    if parsed is not None and (
+        not parsed.analysable
+        or parsed.has_command_substitution
+        or parsed.has_process_substitution
+        or parsed.has_function_definition
+        or parsed.has_unsafe_expansion
+    ):
+        return None
+    return _split_text(command)
+
+
+def _parse(command: str) -> ParsedCommand | None:
+    """The tree-sitter view of ``command``; ``None`` when the parser is not installed."""
+    try:
+        from nb_agent.tools.bash.parse import parse_command
+
+        return parse_command(command)
+    except ImportError:  # tree-sitter is the optional ``tools`` extra
+        return None
+
+
+def _split_text(command: str) -> list[str] | None:
+    """Quote-aware text split; compound syntax (``if``, ``( … )``) is left in the parts,
+    where it only makes allow rules fail to match."""
+    parts: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    i, n = 0, len(command)
+    while i < n:
+        c = command[i]
+        if quote == "'":
+            current.append(c)
+            quote = None if c == "'" else quote
+            i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            current.append(command[i : i + 2])
+            i += 2
+            continue
+        if any(command.startswith(m, i) for m in _SUBSTITUTION_MARKERS):
+            return None  # inside double quotes too: "$(rm -rf ~)" still runs
+        if quote == '"':
+            current.append(c)
+            quote = None if c == '"' else quote
+            i += 1
+            continue
+        if c in ("'", '"'):
+            quote = c
+            current.append(c)
+            i += 1
+            continue
+        op = next((o for o in _OPERATORS if command.startswith(o, i)), None)
+        # ``>&`` / ``2>&1`` / ``&>`` are redirections, not the background operator.
+        if op == "&" and (command[i - 1 : i] == ">" or command[i + 1 : i + 2] == ">"):
+            op = None
+        if op is None:
+            current.append(c)
+            i += 1
+            continue
+        parts.append("".join(current).strip())
+        current = []
+        i += len(op)
+    if quote is not None:
+        return None  # unbalanced quotes: cannot tell where commands end
+    parts.append("".join(current).strip())
+    return [p for p in parts if p]
+
+
+_WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "command", "builtin", "exec", "sudo", "env", "xargs"})
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "{", "("})
+"""Shell keywords the text splitter leaves at the front of a part (``then rm x``)."""
+_ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _deny_variants(command: str) -> set[str]:
+    """Every spelling of every part a deny rule should see (over-matching is the safe side)."""
+    # Treat substitutions as separators too, so ``echo $(rm -rf x)`` exposes ``rm -rf x``.
+    flattened = command
+    for marker in (*_SUBSTITUTION_MARKERS, ")"):
+        flattened = flattened.replace(marker, ";")
+    parts: list[str] = []
+    for text in (command, flattened):
+        parts.extend(_split_text(text) or _naive_split(text))
+    parsed = _parse(command)
+    if parsed is not None:
+        # The parser sees inside ``if``/``while``/``( … )``/functions: ``then rm x`` -> ``rm x``.
+        parts.extend(" ".join(w.raw for w in c.argv) for c in parsed.commands)
+    variants: set[str] = {command.strip()}
+    for part in parts:
+        variants.add(part)
+        tokens = _tokens(part)
+        if not tokens:
+            continue
+        variants.add(" ".join(tokens))
+        stripped = _strip_wrappers(tokens)
+        if stripped:
+            variants.add(" ".join(stripped))
+            variants.add(" ".join([stripped[0].rsplit("/", 1)[-1], *stripped[1:]]))
+    return {v for v in variants if v}
+
+
+def _naive_split(command: str) -> list[str]:
+    return [p.strip() for p in re.split(r"&&|\|\||[;|&\n]", command) if p.strip()]
+
+
+def _tokens(part: str) -> list[str]:
+    try:
+        return shlex.split(part, comments=False)
+    except ValueError:
+        return part.split()
+
+
+def _strip_wrappers(tokens: list[str]) -> list[str]:
+    """Drop env assignments, keywords and wrappers (``timeout 5``, ``nice -n 2``, ``sudo``)."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if _ENV_ASSIGNMENT.match(token) or token in _KEYWORDS:
+            i += 1
+        elif token[:1] in ("(", "{") and len(token) > 1:
+            tokens = [*tokens[:i], token[1:], *tokens[i + 1 :]]
+        elif token in _WRAPPERS:
+            i += 1
+            while i < len(tokens) and (tokens[i].startswith("-") or _ENV_ASSIGNMENT.match(tokens[i])):
+                i += 1
+            if token == "timeout" and i < len(tokens) and re.fullmatch(r"[0-9.]+[smhd]?", tokens[i]):
+                i += 1
+            if token == "nice" and i < len(tokens) and tokens[i - 1] == "-n" and tokens[i].lstrip("-").isdigit():
+                i += 1
+        else:
+            break
+    return tokens[i:]
+
+
+# --- "Always allow" suggestions --------------------------------------------------------
+
+MULTI_WORD_COMMANDS: frozenset[str] = frozenset(
+    {
+        "git", "npm", "pnpm", "yarn", "npx", "pip", "pip3", "cargo", "docker", "kubectl",
+        "uv", "poetry", "conda", "mamba", "go", "make", "gh", "brew", "apt", "apt-get",
+        "dotnet", "gradle", "mvn", "python", "python3", "node", "jupyter", "helm", "terraform",
+    }
+)  # fmt: skip
+"""Commands whose second word is a subcommand: ``git commit`` becomes ``Bash(git commit:*)``."""
+
+_NO_PREFIX_COMMANDS = _WRAPPERS | frozenset({"bash", "sh", "zsh", "fish", "eval", "source", ".", "rm", "sudo"})
+"""Commands whose prefix rule would allow anything (or anything destructive): exact rule only."""
+
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+@:/=-]*")
+
+
+def suggest_rule(
+    tool: Tool[Any],
+    input: Any,
+    *,
+    cwd: Path | None = None,
+    root: Path | None = None,
+    home: Path | None = None,
+) -> str | None:
+    """The rule an "Always allow" answer adds for this call, or ``None`` when none fits.
+
+    Bash: a prefix rule of the command's first word (two for tools with subcommands,
+    ``git commit -m x`` -> ``Bash(git commit:*)``); the exact command when it is compound
+    or starts with a shell, wrapper or ``rm``. File edits: every file in the edited file's
+    directory (``Edit(src/**)``, ``Edit(//abs/dir/**)`` outside ``cwd``); reads likewise
+    with ``Read``. WebFetch: the URL's domain. Anything else: the bare tool name.
+    A relative file path is resolved against ``cwd``; the glob is written relative to
+    ``root`` (the project the session rule is anchored at; default ``cwd``).
+    """
+    family = tool_family(tool)
+    content = tool.permission_rule_content(input)
+    if family == "shell":
+        return _suggest_shell_rule(tool.name, content) if content else None
+    if family in ("file_edit", "file_read") and content:
+        base = "Edit" if family == "file_edit" else "Read"
+        return f"{base}({_directory_glob(content, cwd=cwd or Path.cwd(), root=root, home=home)})"
+    if family == "web_fetch" and content:
+        host = urlparse(content).hostname if "://" in content else content
+        return f"{tool.name}(domain:{host})" if host else tool.name
+    return tool.name
+
+
+def _suggest_shell_rule(tool_name: str, command: str) -> str | None:
+    command = command.strip()
+    parts = split_shell_command(command)
+    if not command or "\n" in command:
+        return None
+    if parts is None or len(parts) != 1:
+        return f"{tool_name}({command})"
+    tokens = _tokens(command)
+    if (
+        not tokens
+        or not _PLAIN_WORD.fullmatch(tokens[0])
+        or tokens[0] in _NO_PREFIX_COMMANDS
+        or _ENV_ASSIGNMENT.match(tokens[0])  # ``FOO=1 x``: allow rules never strip env vars
+    ):
+        return f"{tool_name}({command})"
+    words = tokens[:1]
+    if tokens[0] in MULTI_WORD_COMMANDS:
+        if len(tokens) < 2 or not _PLAIN_WORD.fullmatch(tokens[1]):
+            # ``git -C x push``: a ``git:*`` rule would allow every git command.
+            return f"{tool_name}({command})"
+        words = tokens[:2]
+    return f"{tool_name}({' '.join(words)}:*)"
+
+
+def _directory_glob(raw_path: str, *, cwd: Path, root: Path | None, home: Path | None) -> str:
+    path = resolve_tool_path(raw_path, cwd=cwd, home=home)
+    directory = candidate_paths(path)[0].parent
+    rel = relative_to(directory, candidate_paths(root or cwd)[0])
+    if rel is None:
+        return f"/{directory.as_posix()}/**"  # ``//abs/dir/**``
+    return f"{rel}/**" if rel else "./**"

@@ -1,0 +1,129 @@
+"""Per-session context (SPEC §6): project instructions as a user-side reminder, git status
+as system context. Both are computed once per session and cleared by new/compact."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+INSTRUCTION_FILE_NAMES = ("CLAUDE.md", "AGENTS.md")
+GIT_STATUS_MAX_CHARS = 2_000
+MAX_INSTRUCTION_FILE_CHARS = 40_000
+
+
+def find_instruction_files(cwd: Path, *, home: Path | None = None) -> list[Path]:
+    """``~/.claude/CLAUDE.md`` first, then CLAUDE.md / AGENTS.md from the root down to cwd
+    (so the nearest file comes last and wins where instructions conflict)."""
+    home = home or Path.home()
+    found: list[Path] = []
+    user_file = home / ".claude" / "CLAUDE.md"
+    if user_file.is_file():
+        found.append(user_file)
+    chain = [cwd, *cwd.parents]
+    for directory in reversed(chain):
+        for name in INSTRUCTION_FILE_NAMES:
+            candidate = directory / name
+            if candidate.is_file() and candidate not in found:
+                found.append(candidate)
+    return found
+
+
+def _read_instructions(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"(could not read: {exc.strerror})"
+    if len(text) > MAX_INSTRUCTION_FILE_CHARS:
+        text = text[:MAX_INSTRUCTION_FILE_CHARS] + "\n…(truncated)"
+    return text
+
+
+def project_instructions_reminder(cwd: Path, *, home: Path | None = None, today: date | None = None) -> str:
+    """The text of the user-side ``<system-reminder>`` (without the tags)."""
+    sections = ["As you answer the user's questions, you can use the following context:"]
+    files = find_instruction_files(cwd, home=home)
+    if files:
+        sections.append(
+            "# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere to these "
+            "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
+            "follow them exactly as written."
+        )
+        for path in files:
+            kind = "user's private global instructions" if path.parent.name == ".claude" else "project instructions"
+            sections.append(f"Contents of {path} ({kind}):\n\n{_read_instructions(path)}")
+    sections.append(f"# currentDate\nToday's date is {(today or date.today()).isoformat()}.")
+    sections.append(
+        "IMPORTANT: this context may or may not be relevant to your tasks. You should not respond "
+        "to this context unless it is highly relevant to your task."
+    )
+    return "\n\n".join(sections)
+
+
+async def _git(cwd: Path, *args: str) -> str | None:
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "git",
+            *args,
+            cwd=str(cwd),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env={"GIT_OPTIONAL_LOCKS": "0", "PATH": "/usr/bin:/bin:/usr/local/bin"},
+        )
+        stdout, _ = await asyncio.wait_for(process.communicate(), 5.0)
+    except (OSError, asyncio.TimeoutError):
+        return None
+    return stdout.decode("utf-8", errors="replace").strip() if process.returncode == 0 else None
+
+
+async def git_status_context(cwd: Path) -> str | None:
+    """Branch, main branch, ``status --short`` (truncated) and the last 5 commits; None
+    outside a git work tree."""
+    if await _git(cwd, "rev-parse", "--is-inside-work-tree") != "true":
+        return None
+    branch, status, log, main = await asyncio.gather(
+        _git(cwd, "branch", "--show-current"),
+        _git(cwd, "status", "--short"),
+        _git(cwd, "log", "--oneline", "-n", "5"),
+        _git(cwd, "rev-parse", "--abbrev-ref", "origin/HEAD"),
+    )
+    status = status or "(clean)"
+    if len(status) > GIT_STATUS_MAX_CHARS:
+        status = status[:GIT_STATUS_MAX_CHARS] + (
+            '\n... (truncated because it exceeds 2k characters. If you need more information, run "git status" using Bash)'
+        )
+    main_branch = (main or "").removeprefix("origin/") or "main"
+    return (
+        "This is the git status at the start of the conversation. Note that this status is a snapshot in time, "
+        "and will not update during the conversation.\n"
+        f"Current branch: {branch or '(detached)'}\n\nMain branch (you will usually use this for PRs): {main_branch}\n\n"
+        f"Status:\n{status}\n\nRecent commits:\n{log or '(none)'}"
+    )
+
+
+@dataclass(kw_only=True)
+class SessionContext:
+    """Memoized per-session context; ``clear()`` on new conversation or compaction."""
+
+    cwd: Path
+    home: Path | None = None
+    _reminder: str | None = field(default=None, init=False)
+    _git: str | None = field(default=None, init=False)
+    _git_loaded: bool = field(default=False, init=False)
+
+    def reminder(self) -> str:
+        if self._reminder is None:
+            self._reminder = project_instructions_reminder(self.cwd, home=self.home)
+        return self._reminder
+
+    async def git_status(self) -> str | None:
+        if not self._git_loaded:
+            self._git = await git_status_context(self.cwd)
+            self._git_loaded = True
+        return self._git
+
+    def clear(self) -> None:
+        self._reminder = None
+        self._git = None
+        self._git_loaded = False
