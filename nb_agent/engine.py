@@ -11,7 +11,7 @@ import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,13 +27,16 @@ from nb_agent.messages import (
     SystemMessage,
     UserMessage,
     error_tool_result,
+    meta_user_message,
     tool_use_ids_without_result,
+    wrap_system_reminder,
 )
 from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
 from nb_agent.model.pricing import Usage
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
+from nb_agent.session_context import SessionContext
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.pipeline import ToolRunDeps
 from nb_agent.transcript import Transcript, load_transcript, repair_transcript
@@ -153,6 +156,7 @@ class QueryEngine:
         self.tool_session = ToolSession(cwd=self.config.cwd, session_dir=self.session_dir)
         self.abort_controller: AbortController | None = None
         self.turn_count = 0
+        self.session_context = SessionContext(cwd=self.config.cwd)
 
     # --- paths ---------------------------------------------------------------------------------
     @property
@@ -218,8 +222,12 @@ class QueryEngine:
     def _query_deps(self) -> QueryDeps:
         return QueryDeps(call_model=self.call_model, **self.deps_overrides)
 
-    def _query_params(self, abort: AbortController, prompt_text: str) -> QueryParams:
+    def _query_params(self, abort: AbortController, prompt_text: str, git_status: str | None = None) -> QueryParams:
         cfg = self.config
+        prompt_parts = cfg.system_prompt
+        if git_status:
+            prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, git_status])
+        reminder = meta_user_message(wrap_system_reminder(self.session_context.reminder()))
         return QueryParams(
             messages=list(self.messages),
             tool_use_context=self._tool_context(abort),
@@ -230,7 +238,8 @@ class QueryEngine:
                 on_denial=self._record_denial,
                 on_decision=self._record_decision,
             ),
-            system_prompt=build_system_prompt(cfg.system_prompt, cwd=self.tool_session.cwd, model=cfg.model),
+            system_prompt=build_system_prompt(prompt_parts, cwd=self.tool_session.cwd, model=cfg.model),
+            prepend_messages=[reminder],
             model=cfg.model,
             fallback_model=cfg.fallback_model,
             max_turns=cfg.max_turns,
@@ -272,7 +281,7 @@ class QueryEngine:
         error: str | None = None
         last_text = ""
         try:
-            params = self._query_params(abort, text)
+            params = self._query_params(abort, text, await self.session_context.git_status())
             async for event in query(params, self._query_deps()):
                 if isinstance(event, Terminal):
                     terminal = event
@@ -332,6 +341,7 @@ class QueryEngine:
         self.transcript.close()
         self.session_id = str(uuid.uuid4())
         self.messages = []
+        self.session_context.clear()
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
         self.tool_session.session_dir = self.session_dir
 

@@ -1,0 +1,74 @@
+"""Build a ready-to-use engine the way a user expects: settings files, rules, hooks, tools.
+
+``create_engine()`` reads ``.claude/settings.json`` / ``.claude/settings.local.json`` /
+``~/.claude/settings.json`` (permissions and hooks), adds the caller's rules, and gives
+the model the built-in tools. The notebook layer and the headless example both use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.hooks.registry import Hooks
+from nb_agent.model.transport import ModelTransport
+from nb_agent.permissions.engine import RuleBasedPolicy
+from nb_agent.permissions.settings import load_settings
+from nb_agent.permissions.types import CanUseTool, PermissionMode
+from nb_agent.tools.base import Tool
+
+
+def builtin_tools() -> list[Tool[Any]]:
+    """Bash (with BashOutput/KillShell), Read, Write, Edit, Glob, Grep."""
+    from nb_agent.tools.bash import bash_tools
+    from nb_agent.tools.files import file_tools
+
+    return [*bash_tools(), *file_tools()]
+
+
+def create_engine(
+    *,
+    cwd: Path | None = None,
+    model: str | None = None,
+    permission_mode: PermissionMode | None = None,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    tools: Sequence[Tool[Any]] | None = None,
+    extra_tools: Sequence[Tool[Any]] = (),
+    transport: ModelTransport | None = None,
+    can_use_tool: CanUseTool | None = None,
+    home: Path | None = None,
+    config: EngineConfig | None = None,
+    **engine_kwargs: Any,
+) -> tuple[QueryEngine, list[str]]:
+    """An engine configured from the settings files; returns it with any settings warnings."""
+    config = config or EngineConfig()
+    if cwd is not None:
+        config.cwd = cwd
+    if model:
+        config.model = model
+    settings = load_settings(config.cwd, home=home)
+    policy = RuleBasedPolicy(
+        settings=settings, allow=allow, deny=deny, mode=permission_mode, project_dir=config.cwd, home=home
+    )
+    config.permission_mode = policy.mode
+    hooks = Hooks()
+    warnings = list(settings.warnings)
+    warnings += hooks.extend_from_settings(settings.hooks, cwd=str(config.cwd))
+    pool = list(tools) if tools is not None else builtin_tools()
+    pool += list(extra_tools)
+    denied = [t for t in pool if policy.blanket_deny_rule(t) is not None]
+    pool = sorted((t for t in pool if t not in denied), key=lambda t: t.name)
+    engine = QueryEngine(
+        config=config,
+        tools=pool,
+        transport=transport,
+        hooks=hooks,
+        permission_policy=policy,
+        can_use_tool=can_use_tool,
+        **engine_kwargs,
+    )
+    engine.tool_session.additional_directories = list(settings.additional_directories)
+    return engine, warnings

@@ -1,0 +1,1 @@
+"""Runnable examples (``python -m nb_agent.examples.headless``)."""
