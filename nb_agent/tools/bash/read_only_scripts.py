@@ -1,0 +1,291 @@
+"""Whether a sed script or an awk program can only read (for the read-only classifier).
+
+Both checks are small lexers that fail closed: anything they do not recognise counts as
+unsafe. sed scripts are parsed command by command (``e``, ``w``, ``W``, ``r``, ``R`` and
+the ``s///e`` / ``s///w`` flags run programs, write or pull in files). awk programs are
+lexed for ``system``, pipes (``|``, ``|&``), output redirection after ``print`` /
+``printf`` and gawk's ``@`` (``@load``, ``@include``, indirect calls).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["awk_program_is_safe", "sed_script_is_safe"]
+
+# --- sed ---------------------------------------------------------------------------
+
+_SED_NO_ARGUMENT = frozenset("=dDgGhHnNpPxzF")
+_SED_TEXT = frozenset("aic")
+_SED_LABEL = frozenset("btT:v")
+_SED_NUMBER_ARGUMENT = frozenset("lLqQ")
+_SED_SUBSTITUTE_FLAGS = frozenset("gpiImM0123456789")
+_SED_COMMAND_END = frozenset(";\n}#")
+
+
+def sed_script_is_safe(script: str) -> bool:
+    """True when a GNU sed script only edits its output stream."""
+    return _SedScanner(script).run()
+
+
+class _SedScanner:
+    def __init__(self, script: str) -> None:
+        self.text = script
+        self.pos = 0
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def skip_blanks(self, newlines: bool = False) -> None:
+        blanks = " \t\n;" if newlines else " \t"
+        while self.peek() and self.peek() in blanks:
+            self.pos += 1
+
+    def run(self) -> bool:
+        while True:
+            self.skip_blanks(newlines=True)
+            char = self.peek()
+            if not char:
+                return True
+            if char == "#":
+                self.skip_line()
+                continue
+            if not self.address():
+                return False
+            self.skip_blanks()
+            if self.peek() == ",":
+                self.pos += 1
+                self.skip_blanks()
+                if not self.address(second=True):
+                    return False
+                self.skip_blanks()
+            while self.peek() == "!":
+                self.pos += 1
+                self.skip_blanks()
+            if not self.command():
+                return False
+
+    def command(self) -> bool:
+        char = self.peek()
+        self.pos += 1
+        if char in ("{", "}"):
+            return True
+        if char in _SED_NO_ARGUMENT:
+            return self.end_of_command()
+        if char in _SED_NUMBER_ARGUMENT:
+            self.skip_blanks()
+            while self.peek().isdigit():
+                self.pos += 1
+            return self.end_of_command()
+        if char in _SED_TEXT:
+            self.skip_text()
+            return True
+        if char in _SED_LABEL:
+            while self.peek() and self.peek() not in ";\n":
+                self.pos += 1
+            return True
+        if char == "s":
+            return self.substitute()
+        if char == "y":
+            delimiter = self.peek()
+            self.pos += 1
+            return self.delimited(delimiter) and self.delimited(delimiter) and self.end_of_command()
+        return False  # e, w, W, r, R and anything unknown
+
+    def end_of_command(self) -> bool:
+        self.skip_blanks()
+        return not self.peek() or self.peek() in _SED_COMMAND_END
+
+    def substitute(self) -> bool:
+        delimiter = self.peek()
+        self.pos += 1
+        if not self.delimited(delimiter, regex=True) or not self.delimited(delimiter):
+            return False
+        while self.peek() and self.peek() not in _SED_COMMAND_END:
+            if self.peek() not in _SED_SUBSTITUTE_FLAGS and self.peek() not in " \t":
+                return False  # `e` runs the pattern space, `w file` writes
+            self.pos += 1
+        return True
+
+    def delimited(self, delimiter: str, *, regex: bool = False) -> bool:
+        """Consume up to and including an unescaped ``delimiter``.
+
+        In a regex, GNU sed does not end it inside a bracket expression (``s/[/]/x/``).
+        """
+        if not delimiter or delimiter in "\n\\[":
+            return False
+        while self.pos < len(self.text):
+            char = self.text[self.pos]
+            self.pos += 1
+            if char == "\\":
+                self.pos += 1
+            elif char == "\n":
+                return False  # an unescaped newline ends the command early: refuse
+            elif regex and char == "[":
+                if not self.bracket():
+                    return False
+            elif char == delimiter:
+                return True
+        return False
+
+    def bracket(self) -> bool:
+        """Consume a bracket expression after its ``[`` (``[^]a]``, ``[[:alpha:]/]``)."""
+        if self.peek() == "^":
+            self.pos += 1
+        if self.peek() == "]":
+            self.pos += 1
+        while self.pos < len(self.text):
+            char = self.text[self.pos]
+            self.pos += 1
+            if char == "[" and self.peek() in (":", ".", "="):
+                close = self.text.find(self.peek() + "]", self.pos + 1)
+                if close < 0:
+                    return False
+                self.pos = close + 2
+            elif char == "]":
+                return True
+            elif char == "\n":
+                return False
+        return False
+
+    def address(self, *, second: bool = False) -> bool:
+        char = self.peek()
+        if char.isdigit() or (second and char in "+~"):
+            self.pos += 1
+            while self.peek().isdigit() or self.peek() == "~":
+                self.pos += 1
+        elif char == "$":
+            self.pos += 1
+        elif char in ("/", "\\"):
+            if char == "\\":
+                self.pos += 1
+            delimiter = self.peek() if char == "\\" else "/"
+            self.pos += 1
+            if not self.delimited(delimiter, regex=True):
+                return False
+            while self.peek() in ("I", "M"):
+                self.pos += 1
+        return True
+
+    def skip_line(self) -> None:
+        while self.peek() and self.peek() != "\n":
+            self.pos += 1
+
+    def skip_text(self) -> None:
+        """``a``/``i``/``c`` text runs to the end of the line; a trailing ``\\`` continues it."""
+        while self.pos < len(self.text):
+            char = self.text[self.pos]
+            self.pos += 1
+            if char == "\\":
+                self.pos += 1
+            elif char == "\n":
+                return
+
+
+# --- awk ---------------------------------------------------------------------------
+
+_AWK_FORBIDDEN_WORDS = re.compile(r"\bsystem\b|@")
+_AWK_PRINT = re.compile(r"\bprintf?\b")
+# After these a `/` starts a regular expression; elsewhere it divides.
+_AWK_REGEX_AFTER = frozenset("(,{};!~&|?:=<>+-*%^\n")
+_AWK_REGEX_AFTER_WORD = re.compile(r"\b(?:print|printf|return|in|case)\s*$")
+
+
+def awk_program_is_safe(program: str) -> bool:
+    """True when an awk program cannot run commands or write files."""
+    if _AWK_FORBIDDEN_WORDS.search(program):
+        return False  # checked on the raw text, so no lexing mistake can hide them
+    code = _awk_code(program)
+    if code is None:
+        return False
+    if re.search(r"\|(?!\|)", code.replace("||", "  ")):
+        return False  # `cmd | getline`, `print | cmd`, `|&`
+    return not any(_redirects_output(code, match.end()) for match in _AWK_PRINT.finditer(code))
+
+
+def _redirects_output(code: str, start: int) -> bool:
+    """Whether the print statement starting at ``start`` has a ``>`` outside parentheses."""
+    depth = 0
+    for char in code[start:]:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif depth == 0 and char in ";\n}":
+            return False
+        elif depth == 0 and char == ">":
+            return True
+    return False
+
+
+def _awk_code(program: str) -> str | None:
+    """The program with strings, regexes and comments blanked; ``None`` if unlexable."""
+    out: list[str] = []
+    pos = 0
+    previous = "\n"  # last significant code character
+    while pos < len(program):
+        char = program[pos]
+        if char == "#":
+            end = program.find("\n", pos)
+            pos = len(program) if end < 0 else end
+            continue
+        if char == '"':
+            end = _closing(program, pos, '"')
+            if end is None:
+                return None
+            out.append('""')
+            pos = end + 1
+            previous = '"'
+            continue
+        if char == "/" and _regex_allowed(previous, "".join(out)):
+            end = _closing(program, pos, "/")
+            if end is None:
+                return None
+            out.append("//")
+            pos = end + 1
+            previous = "/"
+            continue
+        if char == "/":
+            # Division by our reading; if awk read a regex here instead, a quote or `#`
+            # inside it would desynchronise us, so refuse that shape outright.
+            line_end = program.find("\n", pos)
+            segment = program[pos + 1 : len(program) if line_end < 0 else line_end]
+            if "/" in segment and any(c in segment[: segment.index("/")] for c in "\"#"):
+                return None
+        if char == "\\" and pos + 1 < len(program) and program[pos + 1] == "\n":
+            pos += 2
+            continue
+        out.append(char)
+        if not char.isspace() or char == "\n":
+            previous = char
+        pos += 1
+    return "".join(out)
+
+
+def _regex_allowed(previous: str, code: str) -> bool:
+    if previous in _AWK_REGEX_AFTER:
+        return True
+    return _AWK_REGEX_AFTER_WORD.search(code) is not None
+
+
+def _closing(text: str, start: int, quote: str) -> int | None:
+    """Index of the unescaped ``quote`` closing the literal opened at ``start``."""
+    pos = start + 1
+    in_bracket = False
+    while pos < len(text):
+        char = text[pos]
+        if char == "\\":
+            pos += 2
+            continue
+        if char == "\n":
+            return None  # strings and regexes do not span lines
+        if quote == "/" and char == "[" and not in_bracket:
+            in_bracket = True
+        elif quote == "/" and char == "]" and in_bracket:
+            in_bracket = False
+        elif char == quote and not in_bracket:
+            return pos
+        pos += 1
+    return None

@@ -1,0 +1,330 @@
+"""The Bash tool (SPEC §8): run a command, track ``cd``, truncate output, time out into
+the background.
+
+Execution lives in :mod:`nb_agent.tools.bash.shell`, background shells in
+:mod:`nb_agent.tools.bash.background`, the read-only classifier in
+:mod:`nb_agent.tools.bash.read_only`; this module turns their pieces into a tool result.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nb_agent.messages import ContentBlock
+from nb_agent.tools.base import (
+    InterruptBehavior,
+    ProgressCallback,
+    Tool,
+    ToolResult,
+    ToolSession,
+    ToolUseContext,
+    ValidationResult,
+)
+from nb_agent.tools.bash.background import BackgroundShells
+from nb_agent.tools.bash.read_only import is_read_only_command
+from nb_agent.tools.bash.shell import RunningCommand, default_output_dir, read_output_slice, start_command
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+BASH_MAX_RESULT_CHARS = 30_000
+_NOTES_RESERVE_CHARS = 1_000
+"""Room kept for the notes after the output, so the whole result stays under the cap
+(and is not persisted a second time by the executor's large-result handling)."""
+
+TimeoutAction = Literal["background", "kill"]
+TIMEOUT_ACTION_OPTION = "bash_timeout_action"
+"""``ctx.options`` key: what a foreground timeout does, ``"background"`` (default) or ``"kill"``."""
+
+# Exit code 1 of these commands is an answer, not a failure (Claude Code's command
+# semantics): `grep` finding nothing must not abort the Bash calls running beside it.
+_BENIGN_EXIT_1: dict[str, str] = {
+    "grep": "No matches found",
+    "egrep": "No matches found",
+    "fgrep": "No matches found",
+    "rg": "No matches found",
+    "diff": "Files differ",
+    "cmp": "Files differ",
+    "test": "Condition is false",
+    "[": "Condition is false",
+    "[[": "Condition is false",
+    "find": "Some directories were inaccessible",
+}
+
+
+class BashInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(description="The command to execute")
+    timeout: int | None = Field(
+        default=None, gt=0, le=MAX_TIMEOUT_MS, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})"
+    )
+    description: str | None = Field(
+        default=None,
+        description=(
+            "Clear, concise description of what this command does in 5-10 words, in active voice. "
+            "Examples: 'List files in current directory', 'Install package dependencies', "
+            "'Run the test suite'"
+        ),
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description="Set to true to run this command in the background. Use BashOutput to read the output later.",
+    )
+
+
+class BashResult(BaseModel):
+    """What a Bash call produced; :meth:`to_text` is what the model reads.
+
+    A (frozen) pydantic model rather than a dataclass so PostToolUse hooks and the
+    transcript get it as JSON.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    command: str
+    output: str = ""
+    """Merged stdout and stderr, truncated around ``[N lines truncated]`` when long."""
+    exit_code: int | None = None
+    exit_meaning: str | None = None
+    """What a non-zero but benign exit code means (``grep`` → 'No matches found')."""
+    output_path: Path | None = None
+    """The full output on disk, when kept (truncated output or a background shell)."""
+    total_bytes: int = 0
+    truncated: bool = False
+    interrupted: bool = False
+    timed_out_after_ms: int | None = None
+    background_id: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        if self.background_id is not None:
+            return False
+        if self.interrupted or self.timed_out_after_ms is not None:
+            return True
+        return bool(self.exit_code) and self.exit_meaning is None
+
+    def to_text(self) -> str:
+        if self.background_id is not None:
+            return self._background_text()
+        lines = [self.output.rstrip("\n") or "(no output)"]
+        if self.truncated and self.output_path is not None:
+            lines.append(f"Full output ({self.total_bytes} bytes) saved to: {self.output_path}")
+        if self.timed_out_after_ms is not None:
+            lines.append(f"Command timed out after {_seconds(self.timed_out_after_ms)}")
+        elif self.interrupted:
+            lines.append("Command was aborted before completion")
+        elif self.exit_code:
+            meaning = f" ({self.exit_meaning})" if self.exit_meaning else ""
+            lines.append(f"Exit code {self.exit_code}{meaning}")
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+    def _background_text(self) -> str:
+        shell_id = self.background_id
+        if self.timed_out_after_ms is not None:
+            head = (
+                f"Command exceeded its timeout of {_seconds(self.timed_out_after_ms)} and was moved to the "
+                f"background with ID: {shell_id}. It is still running."
+            )
+        else:
+            head = f"Command running in background with ID: {shell_id}."
+        return "\n".join(
+            [
+                head,
+                f'Read its output (new output since the last read) with BashOutput(bash_id="{shell_id}"); '
+                f'stop it with KillShell(shell_id="{shell_id}").',
+                f"Output is being written to: {self.output_path}",
+                *self.notes,
+            ]
+        )
+
+
+class BashTool(Tool[BashInput]):
+    """Runs a shell command in the session's working directory (SPEC §8)."""
+
+    name = "Bash"
+    input_model = BashInput
+    max_result_size_chars = BASH_MAX_RESULT_CHARS
+
+    def prompt(self) -> str:
+        return _PROMPT
+
+    def is_read_only(self, input: BashInput) -> bool:
+        return is_read_only_command(input.command)
+
+    def is_concurrency_safe(self, input: BashInput) -> bool:
+        return is_read_only_command(input.command)
+
+    def interrupt_behavior(self) -> InterruptBehavior:
+        return "cancel"
+
+    def permission_rule_content(self, input: BashInput) -> str | None:
+        return input.command
+
+    async def validate_input(self, input: BashInput, ctx: ToolUseContext) -> ValidationResult:
+        if not input.command.strip():
+            return ValidationResult.failed("The command is empty.")
+        return ValidationResult.passed()
+
+    def map_result_to_block(self, data: Any, tool_use_id: str) -> str | list[ContentBlock]:
+        if isinstance(data, BashResult):
+            return data.to_text()
+        return super().map_result_to_block(data, tool_use_id)
+
+    async def call(self, input: BashInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
+        cwd, cwd_note = _usable_cwd(ctx.session)
+        notes = (cwd_note,) if cwd_note else ()
+        running = start_command(input.command, cwd=cwd, output_dir=bash_output_dir(ctx.session))
+        if input.run_in_background:
+            shell = BackgroundShells.for_session(ctx.session).adopt(running, description=input.description)
+            result = BashResult(
+                command=input.command, background_id=shell.id, output_path=running.output_path, notes=notes
+            )
+            return ToolResult(data=result)
+
+        timeout_ms = input.timeout or DEFAULT_TIMEOUT_MS
+        outcome = await running.wait(timeout=timeout_ms / 1000, abort_signal=ctx.abort_signal, on_progress=on_progress)
+        if outcome == "timed_out" and _timeout_action(ctx) == "background":
+            shell = BackgroundShells.for_session(ctx.session).adopt(running, description=input.description)
+            result = BashResult(
+                command=input.command,
+                background_id=shell.id,
+                output_path=running.output_path,
+                timed_out_after_ms=timeout_ms,
+                notes=notes,
+            )
+            return ToolResult(data=result)
+        if outcome != "exited":
+            await running.terminate()
+        else:
+            new_cwd = running.final_cwd()
+            if new_cwd is not None:
+                ctx.session.cwd = new_cwd
+        result = _finished_result(
+            running,
+            interrupted=outcome == "aborted",
+            timed_out_after_ms=timeout_ms if outcome == "timed_out" else None,
+            notes=notes,
+        )
+        return ToolResult(data=result, is_error=result.is_error)
+
+
+def bash_output_dir(session: ToolSession) -> Path:
+    """Where a session's Bash output files go: ``<session_dir>/bash`` or a temp dir."""
+    if session.session_dir is not None:
+        return session.session_dir / "bash"
+    return default_output_dir()
+
+
+def _finished_result(
+    running: RunningCommand, *, interrupted: bool, timed_out_after_ms: int | None, notes: tuple[str, ...]
+) -> BashResult:
+    """Read back a command that has stopped; drop its files unless the output was cut."""
+    running.discard_cwd_file()
+    budget = BASH_MAX_RESULT_CHARS - _NOTES_RESERVE_CHARS - len(str(running.output_path))
+    chunk = read_output_slice(running.output_path, max_chars=budget)
+    if not chunk.truncated:
+        running.output_path.unlink(missing_ok=True)
+    exit_code = running.poll()
+    meaning = _BENIGN_EXIT_1.get(_last_command_name(running.command) or "") if exit_code == 1 else None
+    return BashResult(
+        command=running.command,
+        output=chunk.render(),
+        exit_code=exit_code,
+        exit_meaning=meaning,
+        output_path=running.output_path if chunk.truncated else None,
+        total_bytes=chunk.total_bytes,
+        truncated=chunk.truncated,
+        interrupted=interrupted,
+        timed_out_after_ms=timed_out_after_ms,
+        notes=notes,
+    )
+
+
+def _usable_cwd(session: ToolSession) -> tuple[Path, str | None]:
+    """The session cwd, or its nearest existing parent if it was deleted (with a note)."""
+    cwd = session.cwd
+    if cwd.is_dir():
+        return cwd, None
+    fallback = next((parent for parent in cwd.parents if parent.is_dir()), Path.home())
+    session.cwd = fallback
+    return fallback, f"Shell cwd was reset to {fallback} ({cwd} no longer exists)"
+
+
+def _timeout_action(ctx: ToolUseContext) -> TimeoutAction:
+    action = ctx.options.get(TIMEOUT_ACTION_OPTION, "background")
+    return "kill" if action == "kill" else "background"
+
+
+def _last_command_name(command: str) -> str | None:
+    """Heuristic: the program name of the last simple command (it sets the exit code)."""
+    lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    segment: list[str] = []
+    for token in tokens:
+        if token == ")":
+            continue
+        if set(token) <= set("|&;("):  # a control operator starts a new command
+            segment = []
+        else:
+            segment.append(token)
+    words = [word for word in segment if not _is_assignment(word)]
+    return Path(words[0]).name if words else None
+
+
+def _is_assignment(word: str) -> bool:
+    name, sep, _ = word.partition("=")
+    return bool(sep) and name.isidentifier()
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g}s"
+
+
+_PROMPT = f"""\
+Executes a bash command and returns its output (stdout and stderr merged, in order).
+
+The working directory persists between commands (a `cd` carries over); other shell state \
+(variables, functions, aliases) does not. Commands run with stdin closed: never run \
+interactive commands (editors, `git rebase -i`, prompts waiting for input).
+
+Before running a command:
+- If it creates directories or files, first check that the parent directory exists and is \
+the right place.
+- Always quote file paths that contain spaces with double quotes, e.g. \
+cd "/Users/name/My Documents" (not cd /Users/name/My Documents).
+
+Usage notes:
+- The command argument is required.
+- Optional timeout in milliseconds, up to {MAX_TIMEOUT_MS} ms ({MAX_TIMEOUT_MS // 60_000} minutes); \
+default {DEFAULT_TIMEOUT_MS} ms ({DEFAULT_TIMEOUT_MS // 60_000} minutes). A command still running at \
+its timeout is moved to the background: you get a shell ID and can read its output later with \
+BashOutput or stop it with KillShell.
+- Set run_in_background to true for commands that run long or never end (servers, watchers); \
+you get a shell ID at once. Do not append `&` yourself, and do not poll with `sleep`: check \
+BashOutput when you need the result.
+- Write a clear, concise description of what the command does in 5-10 words.
+- If the output exceeds {BASH_MAX_RESULT_CHARS} characters, its middle is cut \
+("[N lines truncated]") and the full output is saved to a file whose path is given.
+- A non-zero exit code is reported as an error, with the output.
+- Avoid `find`, `grep`, `cat`, `head`, `tail`, `sed`, `awk` and `echo` for reading, searching \
+or editing files: use the dedicated tools instead (Glob to find files, Grep to search \
+contents, Read to read files, Edit/Write to change them). If you must search from the \
+shell, prefer `rg` to `grep`.
+- To run several commands, join them with `&&` when each depends on the one before, or `;` \
+when it does not; make independent calls in parallel in one message. Do not separate \
+commands with newlines (newlines inside quoted strings are fine).
+- Keep the working directory stable: prefer absolute paths to `cd`, e.g. \
+`pytest /foo/bar/tests` rather than `cd /foo/bar && pytest tests`.
+- Never use git commands with -i (interactive), and do not push, force-push, rewrite \
+history or change git config unless the user asked for it.
+"""
