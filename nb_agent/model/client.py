@@ -166,7 +166,17 @@ def has_credentials() -> bool:
 
 
 def default_transport_factory() -> ModelTransport:
-    """The real SDK transport; fails early and clearly when no credentials are set."""
+    """The real SDK transport (or the cassette ``NB_AGENT_CASSETTE`` names); fails early
+    and clearly when no credentials are set."""
+    from nb_agent.model.cassette import cassette_from_env
+
+    cassette = cassette_from_env(has_api_key=has_credentials(), live_factory=_live_transport)
+    if cassette is not None:
+        return cassette
+    return _live_transport()
+
+
+def _live_transport() -> ModelTransport:
     if not has_credentials():
         raise ConfigurationError(
             "No Anthropic API key found: set the ANTHROPIC_API_KEY environment variable "

@@ -29,11 +29,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import socket
 import struct
+import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +54,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 
+MODULE = "nb_agent.testing.mcp_server"
 DEFAULT_NAME = "nbtest"
 DEFAULT_INSTRUCTIONS = "Test server for nb_agent. Use echo to check the connection."
 
@@ -168,7 +173,7 @@ def _placeholder() -> str:
 
 
 def _generated_tool(name: str, description: str, schema: dict[str, Any], annotations: dict[str, Any] | None) -> ServerTool:
-    base = ServerTool.from_function(_placeholder, name=name, description=description)
+    base = ServerTool.from_function(_placeholder, name=name, description=description, structured_output=False)
     fields = {key: getattr(base, key) for key in ServerTool.model_fields}
     fields["parameters"] = schema
     fields["annotations"] = ToolAnnotations.model_validate(annotations) if annotations else None
@@ -241,6 +246,43 @@ async def _serve_http(server: MCPServer) -> None:
     app = server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def _launch_args() -> list[str]:
+    # Run the file itself rather than ``-m``: importing the nb_agent.testing package
+    # would pull in the Anthropic SDK and add most of a second to every start.
+    return [str(Path(__file__).resolve())]
+
+
+def stdio_config(*args: str) -> dict[str, Any]:
+    """A ``.mcp.json`` server entry that runs this server (with ``args``) over stdio."""
+    return {"command": sys.executable, "args": [*_launch_args(), *args]}
+
+
+@contextmanager
+def http_server(*args: str, startup_timeout: float = 30.0) -> Iterator[str]:
+    """Run this server over streamable HTTP in a subprocess; yields its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, *_launch_args(), "--http", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], startup_timeout)
+        line = proc.stdout.readline() if ready else ""
+        if not line.startswith("PORT "):
+            raise RuntimeError(f"the HTTP test server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
 
 
 def main(argv: list[str] | None = None) -> None:
