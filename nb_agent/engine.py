@@ -22,6 +22,7 @@ from nb_agent.loop.query import query
 from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
 from nb_agent.loop.token_budget import parse_token_budget
 from nb_agent.messages import (
+    INTERRUPT_MESSAGE,
     ContentBlock,
     LoopEvent,
     SystemMessage,
@@ -31,7 +32,12 @@ from nb_agent.messages import (
     tool_use_ids_without_result,
     wrap_system_reminder,
 )
+from nb_agent.context.config import ContextConfig
+from nb_agent.context.manager import ContextManager
+from nb_agent.loop.state import CompactionResult
+from nb_agent.messages import messages_after_compact_boundary
 from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
+from nb_agent.model.retry import RetryContext, stream_with_retry
 from nb_agent.model.pricing import Usage
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
@@ -123,6 +129,10 @@ _RESULT_SUBTYPES: dict[str, ResultSubtype] = {
 }
 
 
+_HISTORY_TYPES = frozenset({"user", "assistant", "attachment", "compact_boundary"})
+"""The message kinds the session keeps as history (the rest are for the UI)."""
+
+
 class QueryEngine:
     """One conversation: submit prompts, get events, keep history, usage and transcript."""
 
@@ -157,6 +167,17 @@ class QueryEngine:
         self.abort_controller: AbortController | None = None
         self.turn_count = 0
         self.session_context = SessionContext(cwd=self.config.cwd)
+        self._owns_transport = transport is None
+        self.query_source: str = self.config.extra.get("query_source", "repl_main_thread")
+        self.context_manager = ContextManager(
+            config=ContextConfig.from_extra(self.config.extra),
+            create=lambda request: self.transport.create(request),
+            record=lambda kind, **payload: self.transcript.write_entry(kind, **payload),
+            session_dir=lambda: self.tool_session.session_dir,
+            on_usage=self._add_usage,
+            retry_policy=self.config.extra.get("retry_policy"),
+            on_compaction=lambda result: self.session_context.clear(),
+        )
 
     # --- paths ---------------------------------------------------------------------------------
     @property
@@ -176,9 +197,12 @@ class QueryEngine:
         config: EngineConfig = kwargs.pop("config", None) or EngineConfig()
         if config.state_dir is None and transcript_path.parent.name == "sessions":
             config.state_dir = transcript_path.parent.parent
-        engine = cls(config=config, session_id=loaded.session_id, messages=loaded.messages, **kwargs)
+        history = [m for m in loaded.messages if m.type in _HISTORY_TYPES]  # as ``_append`` keeps it
+        engine = cls(config=config, session_id=loaded.session_id, messages=history, **kwargs)
         for entry in loaded.entries_of("usage"):
             engine.usage.add(entry["model"], Usage(**entry["usage"]))
+        engine._answer_dangling_tool_uses()  # the kernel died between a tool_use and its result
+        engine.context_manager.restore(engine.messages, loaded.entries)
         return engine, loaded.warnings
 
     # --- model ------------------------------------------------------------------------------------
@@ -189,15 +213,45 @@ class QueryEngine:
         return self._transport
 
     async def call_model(self, request: ModelRequest) -> AsyncIterator[Any]:
-        """Stream one request and account its usage when it ends (or fails)."""
+        """Stream one request, retried per ``nb_agent.model.retry`` (529/429/5xx/drops)."""
+        context = RetryContext(
+            query_source=self.query_source,
+            model=request.model,
+            fallback_model=self.config.fallback_model,
+            refresh_credentials=self._refresh_transport,
+            abort_signal=self.abort_controller.signal if self.abort_controller is not None else None,
+        )
+        async for item in stream_with_retry(self._stream_once, request, policy=self.context_manager.retry_policy, context=context):
+            yield item
+
+    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[Any]:
+        """One attempt; its usage is accounted when it ends (or fails). A complete response's
+        usage anchors the context-size measurement at its last message."""
         acc = ResponseAccumulator(model=request.model)
+        last_uuid: str | None = None
         try:
             async for item in stream_response(self.transport, request, accumulator=acc):
+                if item.type == "assistant":
+                    last_uuid = item.uuid
                 yield item
         finally:
             if acc.message_id:
+                anchor = last_uuid if acc.stop_reason else None
                 self.usage.add(acc.model, acc.usage)
-                self.transcript.write_entry("usage", model=acc.model, usage=acc.usage.__dict__)
+                self.transcript.write_entry("usage", model=acc.model, usage=acc.usage.__dict__, anchor_uuid=anchor)
+                self.context_manager.record_response(anchor, acc.usage)
+
+    def _add_usage(self, model: str, usage: Usage) -> None:
+        """Usage of a side request (compaction summary, tool-use summary)."""
+        self.usage.add(model, usage)
+        self.transcript.write_entry("usage", model=model, usage=usage.__dict__)
+
+    def _refresh_transport(self) -> bool:
+        """After a 401: rebuild a transport we created (re-reading credentials)."""
+        if not self._owns_transport or self._transport is None:
+            return False
+        self._transport = None
+        return True
 
     # --- building a submission --------------------------------------------------------------------
     def _tool_context(self, abort: AbortController) -> ToolUseContext:
@@ -220,7 +274,8 @@ class QueryEngine:
         self.transcript.write_entry("permission_decision", tool_use_id=tool_use_id, decision=decision, detail=detail)
 
     def _query_deps(self) -> QueryDeps:
-        return QueryDeps(call_model=self.call_model, **self.deps_overrides)
+        deps = {**self.context_manager.query_deps(self.tools), **self.deps_overrides}
+        return QueryDeps(call_model=self.call_model, **deps)
 
     def _query_params(self, abort: AbortController, prompt_text: str, git_status: str | None = None) -> QueryParams:
         cfg = self.config
@@ -252,7 +307,7 @@ class QueryEngine:
     def _append(self, message: Any) -> None:
         if message.type == "tombstone":
             self.messages = [m for m in self.messages if m.uuid != message.target_uuid]
-        elif message.type in ("user", "assistant", "attachment", "compact_boundary"):
+        elif message.type in _HISTORY_TYPES:
             self.messages.append(message)
         self.transcript.write_message(message)
 
@@ -302,6 +357,8 @@ class QueryEngine:
             yield notice
         finally:
             self.abort_controller = None
+            if terminal is None:  # cancelled or failed: running tools must not outlive the run
+                abort.abort(INTERRUPT_MESSAGE)
             self._answer_dangling_tool_uses()
         if terminal is not None:
             self.turn_count += terminal.turn_count
@@ -342,8 +399,19 @@ class QueryEngine:
         self.session_id = str(uuid.uuid4())
         self.messages = []
         self.session_context.clear()
+        self.context_manager.reset()
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
         self.tool_session.session_dir = self.session_dir
+
+    async def compact(self, instructions: str | None = None) -> CompactionResult:
+        """Summarize the conversation now (``%agent compact``): the history continues after a
+        compact boundary. Raises ``CompactionError`` (history untouched) if it fails."""
+        window = messages_after_compact_boundary(self.messages)
+        result = await self.context_manager.compact(window, model=self.config.model, trigger="manual", instructions=instructions)
+        self._append(result.boundary)
+        for message in result.extra_messages:
+            self._append(message)
+        return result
 
     def close(self) -> None:
         self.transcript.close()

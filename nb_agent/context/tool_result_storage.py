@@ -126,10 +126,33 @@ def is_persisted_preview(text: Any) -> bool:
     return isinstance(text, str) and text.startswith(PERSISTED_OUTPUT_TAG)
 
 
+def content_text(content: str | list[ContentBlock]) -> str:
+    """The text of a tool_result content (text blocks joined by newlines)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def persist_or_truncate(content: str | list[ContentBlock], *, tool_use_id: str, results_dir: Path | None) -> str:
+    """A preview of the persisted full result; if it cannot be persisted, the result's
+    head and tail in context with a note saying why (the content-replacement budget)."""
+    keep = 2 * PREVIEW_SIZE_BYTES
+    if results_dir is None:
+        return _truncate_in_context(content_text(content), keep, "no session directory to persist the full output")
+    try:
+        persisted = persist_tool_result(content, tool_use_id, results_dir)
+    except OSError as exc:
+        return _truncate_in_context(content_text(content), keep, f"could not persist the full output ({exc.strerror or exc})")
+    return build_large_tool_result_message(persisted)
+
+
 __all__ = [
     "PERSISTED_OUTPUT_TAG",
     "PREVIEW_SIZE_BYTES",
     "build_large_tool_result_message",
+    "content_text",
+    "is_persisted_preview",
+    "persist_or_truncate",
     "persist_tool_result",
     "persistence_threshold",
     "process_tool_result_size",

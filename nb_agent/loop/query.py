@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nb_agent.abort import AbortableStream
 from nb_agent.errors import FallbackTriggeredError, MediaTooLargeError, PromptTooLongError
 from nb_agent.hooks.types import HookInput
 from nb_agent.loop.state import (
@@ -43,6 +44,7 @@ from nb_agent.messages import (
 )
 from nb_agent.model.client import ModelRequest
 from nb_agent.model.errors import classify, is_model_api_error
+from nb_agent.model.models import max_output_tokens_for
 from nb_agent.tools.base import ToolUseContext
 from nb_agent.tools.executor import StreamingToolExecutor
 from nb_agent.tools.pipeline import ToolUpdate
@@ -70,6 +72,9 @@ class _Turn:
     withheld: Exception | None = None
     api_error: Exception | None = None
     prevent_continuation: bool = False
+    context: ToolUseContext | None = None
+    """The tool context after the batch runner applied context modifiers (non-streaming)."""
+    definitions: _DefinitionCache | None = None
 
     def take(self, update: ToolUpdate) -> LoopEvent:
         message = update.message
@@ -86,20 +91,41 @@ class _Turn:
         return [b for b in self.tool_use_blocks if b["id"] not in self.answered]
 
 
-def _tool_definitions(params: QueryParams, ctx: ToolUseContext, window: list[Any]) -> list[dict[str, Any]]:
+class _DefinitionCache:
+    """Tool definitions built once per submission: a pydantic JSON schema takes milliseconds
+    to generate, and every request of every turn sends the whole tool list."""
+
+    def __init__(self) -> None:
+        self._by_tool: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def get(self, tool: Any) -> dict[str, Any]:
+        hit = self._by_tool.get(id(tool))
+        if hit is None or hit[0] is not tool:
+            hit = self._by_tool[id(tool)] = (tool, tool.to_api_definition())
+        return hit[1]
+
+
+def _tool_definitions(
+    params: QueryParams, ctx: ToolUseContext, window: list[Any], cache: _DefinitionCache | None = None
+) -> list[dict[str, Any]]:
     if params.tool_definitions is not None:
         return params.tool_definitions(ctx.tools, window)
-    return [t.to_api_definition() for t in ctx.tools]
+    if cache is None:
+        return [t.to_api_definition() for t in ctx.tools]
+    return [cache.get(t) for t in ctx.tools]
 
 
-def _build_request(params: QueryParams, state: State, window: list[Any], model: str) -> ModelRequest:
+def _build_request(
+    params: QueryParams, state: State, window: list[Any], model: str, definitions: _DefinitionCache | None = None
+) -> ModelRequest:
     max_tokens = state.max_output_tokens_override or params.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+    max_tokens = min(max_tokens, max_output_tokens_for(model))  # escalation never exceeds the model
     return ModelRequest(
         model=model,
         messages=normalize_for_api([*params.prepend_messages, *window]),
         max_tokens=max_tokens,
         system=params.system_prompt,
-        tools=_tool_definitions(params, state.tool_use_context, window),
+        tools=_tool_definitions(params, state.tool_use_context, window, definitions),
         thinking=params.thinking,
     )
 
@@ -139,6 +165,23 @@ async def _drain_after_model_error(turn: _Turn, error_text: str) -> AsyncIterato
         yield turn.take(ToolUpdate(message=error_tool_result(block["id"], text), is_error=True))
 
 
+def _withdraw_attempt(turn: _Turn, params: QueryParams, ctx: ToolUseContext) -> list[LoopEvent]:
+    """Take back what a failed attempt yielded (fallback switch, stream retry): tombstone its
+    assistant messages and the tool results they got, and start a fresh executor."""
+    events: list[LoopEvent] = [TombstoneMessage(target_uuid=m.uuid) for m in turn.assistant_messages]
+    events += [TombstoneMessage(target_uuid=m.uuid) for m in turn.tool_results]
+    if turn.executor is not None:
+        turn.executor.discard()
+        turn.executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps)
+    turn.assistant_messages.clear()
+    turn.tool_use_blocks.clear()
+    turn.tool_results.clear()
+    turn.answered.clear()
+    turn.stop_reason = None
+    turn.prevent_continuation = False
+    return events
+
+
 async def _stream_model(
     params: QueryParams, deps: QueryDeps, state: State, window: list[Any], turn: _Turn, model_ref: list[str]
 ) -> AsyncIterator[LoopEvent]:
@@ -146,15 +189,25 @@ async def _stream_model(
     ctx = state.tool_use_context
     while True:
         model = model_ref[0]
-        request = _build_request(params, state, window, model)
+        request = _build_request(params, state, window, model, turn.definitions)
         yield RequestStartEvent(model=model)
+        stream = AbortableStream(deps.call_model(request), ctx.abort_signal)
         try:
-            async for item in deps.call_model(request):
+            async for item in stream:
                 if item.type == "stream_event":
                     event = item.event
                     if event.type == "message_delta":
                         turn.stop_reason = event.delta.stop_reason
                         turn.output_tokens += int(getattr(event.usage, "output_tokens", 0) or 0)
+                    yield item
+                    continue
+                if item.type == "stream_retry":
+                    # The retry policy restarts a stream that failed midway: withdraw this attempt.
+                    for event in _withdraw_attempt(turn, params, ctx):
+                        yield event
+                    yield RequestStartEvent(model=model)
+                    continue
+                if item.type == "system":  # retry notices
                     yield item
                     continue
                 turn.assistant_messages.append(item)
@@ -171,14 +224,8 @@ async def _stream_model(
             return
         except FallbackTriggeredError as exc:
             # Withdraw what the overloaded model said and start over on the fallback.
-            for message in turn.assistant_messages:
-                yield TombstoneMessage(target_uuid=message.uuid)
-            if turn.executor is not None:
-                turn.executor.discard()
-                turn.executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps)
-            turn.assistant_messages.clear()
-            turn.tool_use_blocks.clear()
-            turn.stop_reason = None
+            for event in _withdraw_attempt(turn, params, ctx):
+                yield event
             window[:] = strip_thinking_signatures(window)
             model_ref[0] = exc.fallback_model
             yield SystemMessage(
@@ -192,9 +239,15 @@ async def _stream_model(
         except Exception as exc:
             if not is_model_api_error(exc):
                 raise
-            turn.api_error = classify(exc)
+            error = classify(exc)
+            if isinstance(error, (PromptTooLongError, MediaTooLargeError)):
+                turn.withheld = error  # the SDK's 400/413, recognised only once classified
+                return
+            turn.api_error = error
             yield api_error_message(str(turn.api_error), model=model)
             return
+        finally:
+            await stream.aclose()
 
 
 async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEvent]:
@@ -203,6 +256,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
     budget = BudgetTracker(budget=params.token_budget) if params.token_budget else None
     is_subagent = params.query_source.startswith("agent")
     model_ref = [params.model]
+    definitions = _DefinitionCache()
     total_output_tokens = 0
     pending_summary: asyncio.Future[Any] | None = None
     try:
@@ -229,7 +283,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                 return
 
             executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps) if params.streaming_tool_execution else None
-            turn = _Turn(executor=executor)
+            turn = _Turn(executor=executor, definitions=definitions)
             try:
                 async for event in _stream_model(params, deps, state, window, turn, model_ref):
                     yield event
@@ -276,13 +330,13 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                     yield event
                 yield Terminal(reason="aborted_tools", turn_count=state.turn_count)
                 return
-            if turn.prevent_continuation or (executor is not None and executor.prevent_continuation):
+            if turn.prevent_continuation or (turn.executor is not None and turn.executor.prevent_continuation):
                 yield SystemMessage(level="info", subtype="hook_stopped", content="A hook stopped the run after this tool call.")
                 yield Terminal(reason="hook_stopped", turn_count=state.turn_count)
                 return
             if deps.summarize_tool_uses is not None:
                 pending_summary = asyncio.ensure_future(deps.summarize_tool_uses(turn.tool_use_blocks, turn.tool_results))
-            next_ctx = executor.context if executor is not None else ctx
+            next_ctx = turn.executor.context if turn.executor is not None else (turn.context or ctx)  # rebuilt on fallback
             if deps.refresh_tools is not None:
                 next_ctx = await deps.refresh_tools(next_ctx)
             next_turn = state.turn_count + 1
@@ -307,7 +361,8 @@ async def _remaining_tool_updates(params: QueryParams, turn: _Turn, ctx: ToolUse
         async for update in turn.executor.get_remaining_results():
             yield update
         return
-    async for update, _ctx in run_tools(turn.tool_use_blocks, ctx, params.tool_run_deps):
+    async for update, updated_ctx in run_tools(turn.tool_use_blocks, ctx, params.tool_run_deps):
+        turn.context = updated_ctx  # unsafe tools' context modifiers, for the next turn
         yield update
 
 
@@ -416,7 +471,11 @@ async def _recover_from_withheld(deps: QueryDeps, state: State, window: list[Any
 
 
 def _recover_from_max_tokens(params: QueryParams, state: State, window: list[Any], turn: _Turn, out: _Outcome) -> _Outcome:
-    if state.max_output_tokens_override is None and params.max_output_tokens is None:
+    if (
+        state.max_output_tokens_override is None
+        and params.max_output_tokens is None
+        and max_output_tokens_for(params.model) > DEFAULT_MAX_OUTPUT_TOKENS
+    ):
         # Retry the same request with a higher cap; withdraw the cut-off answer.
         out.events.extend(TombstoneMessage(target_uuid=m.uuid) for m in turn.assistant_messages)
         out.next_state = replace(

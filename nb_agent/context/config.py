@@ -1,0 +1,131 @@
+"""Context-management settings and the per-model token thresholds (SPEC §4).
+
+effective window = context window − min(max output, 20,000)
+autocompact      = effective − 13,000
+warning / error  = effective − 20,000
+blocking         = effective − 3,000
+
+Settings live in ``EngineConfig.extra["context"]`` (a :class:`ContextConfig` or a dict
+of its fields); ``extra["tool_use_summaries"] = True`` is a shortcut for the one most
+users want to flip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from nb_agent.model.models import model_info
+
+AUTOCOMPACT_BUFFER_TOKENS = 13_000
+WARNING_THRESHOLD_BUFFER_TOKENS = 20_000
+ERROR_THRESHOLD_BUFFER_TOKENS = 20_000
+MANUAL_COMPACT_BUFFER_TOKENS = 3_000
+"""The blocking limit's distance from the effective window (room for a manual compact)."""
+SUMMARY_OUTPUT_RESERVE_TOKENS = 20_000
+"""Output room reserved for a compaction summary: min(model max output, this)."""
+
+COMPACTABLE_TOOLS = frozenset(
+    {"Read", "Bash", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write", "ExecuteCode", "InspectVariables"}
+)
+"""Tools whose old results microcompact may clear: Claude Code's eight (SPEC §4) plus the
+notebook's code-execution and variable-inspection tools, whose output is as bulky and as
+quickly stale as Bash's. MCP tools are left alone: their results may be the only copy."""
+
+TOOL_RESULT_BUDGET_CHARS = 200_000
+"""Per API message (one batch of tool results): Claude Code's per-message limit. The seeds
+name the mechanism but no number; this is the value Claude Code ships with."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextConfig:
+    auto_compact: bool = True
+    context_window: int | None = None
+    """Override the model table's context window (tests, proxies with smaller windows)."""
+    max_output_tokens: int | None = None
+    """Override the model table's maximum output tokens."""
+    tool_result_budget: bool = True
+    tool_result_budget_chars: int = TOOL_RESULT_BUDGET_CHARS
+    microcompact: bool = True
+    microcompact_keep_recent: int = 5
+    """The most recent compactable results microcompact never clears."""
+    microcompact_gap_minutes: float = 60.0
+    """Time-based mode: clear when the last assistant message is older than this."""
+    compactable_tools: frozenset[str] = COMPACTABLE_TOOLS
+    keep_recent_tokens: int = 20_000
+    """After autocompact, up to this many tokens of the latest messages are kept verbatim."""
+    snip_max_messages: int | None = None
+    """History snip (feature-gated in Claude Code): off unless set."""
+    compact_model: str | None = None
+    """Model that writes compaction summaries (default: the session's model)."""
+    tool_use_summaries: bool = False
+    summary_model: str = "claude-haiku-4-5"
+
+    @classmethod
+    def from_extra(cls, extra: dict[str, Any]) -> ContextConfig:
+        raw = extra.get("context")
+        if isinstance(raw, ContextConfig):
+            config = raw
+        else:
+            known = {f.name for f in fields(cls)}
+            values = {k: v for k, v in (raw or {}).items() if k in known}
+            config = cls(**values)
+        if "tool_use_summaries" in extra:
+            config = replace(config, tool_use_summaries=bool(extra["tool_use_summaries"]))
+        return config
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextThresholds:
+    context_window: int
+    max_output_tokens: int
+
+    @property
+    def effective_window(self) -> int:
+        return self.context_window - min(self.max_output_tokens, SUMMARY_OUTPUT_RESERVE_TOKENS)
+
+    @property
+    def autocompact(self) -> int:
+        return self.effective_window - AUTOCOMPACT_BUFFER_TOKENS
+
+    @property
+    def warning(self) -> int:
+        return self.effective_window - WARNING_THRESHOLD_BUFFER_TOKENS
+
+    @property
+    def error(self) -> int:
+        return self.effective_window - ERROR_THRESHOLD_BUFFER_TOKENS
+
+    @property
+    def blocking(self) -> int:
+        return self.effective_window - MANUAL_COMPACT_BUFFER_TOKENS
+
+    def level(self, tokens: int) -> str:
+        """The UI level of a window of ``tokens``: ``ok``, ``warning`` or ``blocking``."""
+        if tokens >= self.blocking:
+            return "blocking"
+        if tokens >= self.warning:
+            return "warning"
+        return "ok"
+
+
+def thresholds_for(model: str, config: ContextConfig | None = None) -> ContextThresholds:
+    info = model_info(model)
+    config = config or ContextConfig()
+    return ContextThresholds(
+        context_window=config.context_window or info.context_window,
+        max_output_tokens=config.max_output_tokens or info.max_output_tokens,
+    )
+
+
+__all__ = [
+    "AUTOCOMPACT_BUFFER_TOKENS",
+    "COMPACTABLE_TOOLS",
+    "ContextConfig",
+    "ContextThresholds",
+    "ERROR_THRESHOLD_BUFFER_TOKENS",
+    "MANUAL_COMPACT_BUFFER_TOKENS",
+    "TOOL_RESULT_BUDGET_CHARS",
+    "WARNING_THRESHOLD_BUFFER_TOKENS",
+    "thresholds_for",
+]

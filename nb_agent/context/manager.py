@@ -1,0 +1,363 @@
+"""A session's context management: the state behind the loop's context deps.
+
+:class:`ContextManager` is owned by the ``QueryEngine``. It keeps what must outlive one
+submission — the content-replacement decisions, microcompact clears, the API's reported
+context sizes — records decisions in the transcript, rebuilds them on resume, and hands
+the loop its ``QueryDeps`` in the order of SPEC §2: tool-result budget → snip →
+microcompact → autocompact, plus the blocking-limit check, reactive compaction after a
+prompt-too-long and the optional tool-use summaries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from nb_agent.abort import AbortSignal
+from nb_agent.context.autocompact import autocompact_if_needed, is_compaction_failure
+from nb_agent.context.compact import CompactionError, CompactTrigger, compact_conversation
+from nb_agent.context.config import ContextConfig, ContextThresholds, thresholds_for
+from nb_agent.context.content_replacement import (
+    TRANSCRIPT_KIND as REPLACEMENT_KIND,
+    ContentReplacementState,
+    enforce_tool_result_budget,
+    reconstruct_content_replacement_state,
+    records_from_entries,
+)
+from nb_agent.context.microcompact import (
+    TRANSCRIPT_KIND as MICROCOMPACT_KIND,
+    MicrocompactState,
+    Trigger,
+    clearable_tokens,
+    microcompact_messages,
+    minutes_since_last_assistant,
+)
+from nb_agent.context.snip import snip_history
+from nb_agent.context.tokens import UsageAnchors
+from nb_agent.context.tool_result_storage import TOOL_RESULTS_SUBDIR
+from nb_agent.context.tool_results import iter_tool_results
+from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
+from nb_agent.context.tool_use_summary import generate_tool_use_summary
+from nb_agent.loop.state import AutoCompactTracking, CompactionResult
+from nb_agent.model.pricing import Usage
+from nb_agent.model.retry import RetryContext, RetryPolicy, call_with_retry
+from nb_agent.tools.base import Tool, ToolUseContext
+
+log = logging.getLogger(__name__)
+
+MIN_PRESSURE_CLEAR_TOKENS = 5_000
+"""Microcompact's pressure mode runs only if it would free at least this much."""
+COMPACT_QUERY_SOURCE = "compact"
+
+CreateMessage = Callable[[dict[str, Any]], Awaitable[Any]]
+"""A non-streaming Messages API call (``ModelTransport.create``)."""
+
+
+async def _unless_aborted(call: Awaitable[Any], signal: AbortSignal) -> Any:
+    task = asyncio.ensure_future(call)
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        raise CompactionError(f"Interrupted: {signal.reason or 'stopped'}")
+    finally:
+        for pending in (task, stop):
+            if not pending.done():
+                pending.cancel()
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _response_text(message: Any) -> str:
+    return "".join(getattr(b, "text", "") or "" for b in getattr(message, "content", []) if getattr(b, "type", "") == "text")
+
+
+def _usage_of(message: Any) -> Usage:
+    raw = getattr(message, "usage", None)
+
+    def pick(name: str) -> int:
+        return int(getattr(raw, name, 0) or 0)
+
+    return Usage(
+        input_tokens=pick("input_tokens"),
+        output_tokens=pick("output_tokens"),
+        cache_creation_input_tokens=pick("cache_creation_input_tokens"),
+        cache_read_input_tokens=pick("cache_read_input_tokens"),
+    )
+
+
+@dataclass(kw_only=True)
+class ContextStats:
+    """Counts for UIs and benchmarks."""
+
+    compactions: dict[str, int] = field(default_factory=lambda: {"auto": 0, "manual": 0, "reactive": 0})
+    compaction_failures: int = 0
+    microcompact_clears: int = 0
+    results_replaced: int = 0
+    last_tokens: int = 0
+    """The window size measured at the last autocompact check."""
+
+
+class ContextManager:
+    """Context management for one session (see the module doc)."""
+
+    def __init__(
+        self,
+        *,
+        config: ContextConfig,
+        create: CreateMessage,
+        record: Callable[..., None] = lambda kind, **payload: None,
+        session_dir: Callable[[], Path | None] = lambda: None,
+        on_usage: Callable[[str, Usage], None] | None = None,
+        retry_policy: RetryPolicy | None = None,
+        clock: Callable[[], datetime] = _utcnow,
+        on_compaction: Callable[[CompactionResult], None] | None = None,
+    ) -> None:
+        self.config = config
+        self._create = create
+        self._record = record
+        self._session_dir = session_dir
+        self._on_usage = on_usage
+        self.retry_policy = retry_policy or RetryPolicy()
+        self.clock = clock
+        self.on_compaction = on_compaction
+        """Called after every successful compaction (the engine clears memoized context)."""
+        self.replacement_state = ContentReplacementState()
+        self.microcompact_state = MicrocompactState()
+        self.anchors = UsageAnchors()
+        self.stats = ContextStats()
+
+    # --- bookkeeping ------------------------------------------------------------------------
+    def thresholds(self, model: str) -> ContextThresholds:
+        return thresholds_for(model, self.config)
+
+    def token_count(self, messages: list[Any]) -> int:
+        """The window's tokens: the last reported usage plus an estimate of what followed."""
+        return self.anchors.estimate(messages)
+
+    def record_response(self, last_uuid: str | None, usage: Usage) -> None:
+        """A response finished: its usage is the exact size of the window up to it."""
+        if last_uuid:
+            self.anchors.record(last_uuid, usage.context_tokens + usage.output_tokens)
+
+    def reset(self) -> None:
+        """A new conversation: forget every decision."""
+        self.replacement_state = ContentReplacementState()
+        self.microcompact_state = MicrocompactState()
+        self.anchors.clear()
+
+    def restore(self, messages: list[Any], entries: Sequence[dict[str, Any]]) -> None:
+        """Rebuild the state of a resumed session from its transcript entries."""
+        self.replacement_state = reconstruct_content_replacement_state(
+            messages, records_from_entries(e for e in entries if e.get("kind") == REPLACEMENT_KIND)
+        )
+        present = {ref.tool_use_id for ref in iter_tool_results(messages)}
+        cleared = {i for e in entries if e.get("kind") == MICROCOMPACT_KIND for i in e.get("cleared", [])}
+        self.microcompact_state = MicrocompactState(cleared_ids=cleared & present)
+        self.anchors.clear()
+        uuids = {m.uuid for m in messages}
+        for entry in entries:
+            anchor = entry.get("anchor_uuid")
+            if entry.get("kind") == "usage" and anchor in uuids:
+                usage = Usage(**entry["usage"])
+                self.anchors.record(anchor, usage.context_tokens + usage.output_tokens)
+
+    def clone(self) -> ContextManager:
+        """A fork sharing the parent's decisions (prompt-cache stable), then independent."""
+        twin = ContextManager(
+            config=self.config,
+            create=self._create,
+            record=self._record,
+            session_dir=self._session_dir,
+            on_usage=self._on_usage,
+            retry_policy=self.retry_policy,
+            clock=self.clock,
+            on_compaction=self.on_compaction,
+        )
+        twin.replacement_state = self.replacement_state.clone()
+        twin.microcompact_state = self.microcompact_state.clone()
+        twin.anchors = UsageAnchors(anchors=dict(self.anchors.anchors), freed=dict(self.anchors.freed))
+        return twin
+
+    @property
+    def results_dir(self) -> Path | None:
+        session_dir = self._session_dir()
+        return None if session_dir is None else session_dir / TOOL_RESULTS_SUBDIR
+
+    # --- model calls ---------------------------------------------------------------------------
+    async def ask(self, request: dict[str, Any], *, query_source: str, abort_signal: AbortSignal | None = None) -> str:
+        """One non-streaming request with retries; returns the answer's text.
+
+        With an ``abort_signal``, pressing Stop ends the wait at once (``CompactionError``)."""
+        context = RetryContext(query_source=query_source, model=request["model"], abort_signal=abort_signal)
+        call = call_with_retry(lambda: self._create(request), policy=self.retry_policy, context=context)
+        message = await (call if abort_signal is None else _unless_aborted(call, abort_signal))
+        if self._on_usage is not None:
+            self._on_usage(getattr(message, "model", None) or request["model"], _usage_of(message))
+        return _response_text(message)
+
+    # --- the tiers --------------------------------------------------------------------------------
+    async def apply_tool_result_budget(self, messages: list[Any], tools: Sequence[Tool[Any]] = ()) -> list[Any]:
+        if not self.config.tool_result_budget:
+            return messages
+        skip = {t.name for t in tools if not math.isfinite(t.max_result_size_chars)}
+        budgeted, decided = enforce_tool_result_budget(
+            messages,
+            self.replacement_state,
+            self.config.tool_result_budget_chars,
+            skip,
+            results_dir=self.results_dir,
+        )
+        if decided:
+            self._record(REPLACEMENT_KIND, records=[r.to_json() for r in decided])
+            self.stats.results_replaced += sum(1 for r in decided if r.replacement is not None)
+        return budgeted
+
+    def snip(self, messages: list[Any]) -> list[Any]:
+        return snip_history(messages, self.config.snip_max_messages)
+
+    def _microcompact_trigger(self, messages: list[Any], model: str) -> Trigger | None:
+        minutes = minutes_since_last_assistant(messages, self.clock())
+        if minutes is not None and minutes >= self.config.microcompact_gap_minutes:
+            return "time"
+        if self.token_count(messages) >= self.thresholds(model).warning:
+            freeable = clearable_tokens(
+                messages,
+                self.microcompact_state,
+                compactable_tools=self.config.compactable_tools,
+                keep_recent=self.config.microcompact_keep_recent,
+            )
+            if freeable >= MIN_PRESSURE_CLEAR_TOKENS:
+                return "pressure"
+        return None
+
+    async def microcompact(self, messages: list[Any], ctx: ToolUseContext) -> list[Any]:
+        trigger = self._microcompact_trigger(messages, ctx.model) if self.config.microcompact else None
+        result = microcompact_messages(
+            messages,
+            self.microcompact_state,
+            compactable_tools=self.config.compactable_tools,
+            keep_recent=self.config.microcompact_keep_recent,
+            trigger=trigger,
+        )
+        for index, tokens in result.freed_tokens.items():
+            self.anchors.note_freed(messages, index, tokens)
+        if result.newly_cleared:
+            self._record(MICROCOMPACT_KIND, cleared=result.newly_cleared, trigger=result.trigger)
+            self.stats.microcompact_clears += 1
+        return result.messages
+
+    async def autocompact(
+        self, messages: list[Any], ctx: ToolUseContext, tracking: AutoCompactTracking
+    ) -> tuple[CompactionResult | None, AutoCompactTracking]:
+        tokens = self.token_count(messages)
+        self.stats.last_tokens = tokens
+        if not self.config.auto_compact:
+            return None, tracking
+
+        def failed(exc: Exception, now: AutoCompactTracking) -> None:
+            self.stats.compaction_failures += 1
+            self._record("compaction_failed", trigger="auto", error=str(exc), consecutive_failures=now.consecutive_failures)
+
+        return await autocompact_if_needed(
+            tokens,
+            self.thresholds(ctx.model),
+            tracking,
+            lambda: self.compact(messages, model=ctx.model, trigger="auto", pre_tokens=tokens, abort_signal=ctx.abort_signal),
+            on_failure=failed,
+        )
+
+    async def reactive_compact(self, messages: list[Any], ctx: ToolUseContext) -> CompactionResult | None:
+        """After a prompt-too-long / media error: compact once, media stripped; None on failure."""
+        try:
+            return await self.compact(messages, model=ctx.model, trigger="reactive", strip_media=True, abort_signal=ctx.abort_signal)
+        except Exception as exc:
+            if not is_compaction_failure(exc):
+                raise
+            self.stats.compaction_failures += 1
+            self._record("compaction_failed", trigger="reactive", error=str(exc))
+            return None
+
+    def is_at_blocking_limit(self, messages: list[Any], model: str) -> bool:
+        return self.token_count(messages) >= self.thresholds(model).blocking
+
+    async def compact(
+        self,
+        messages: list[Any],
+        *,
+        model: str,
+        trigger: CompactTrigger,
+        instructions: str | None = None,
+        pre_tokens: int | None = None,
+        strip_media: bool = False,
+        abort_signal: AbortSignal | None = None,
+    ) -> CompactionResult:
+        """Summarize ``messages`` (a window); raises ``CompactionError`` on failure."""
+        thresholds = self.thresholds(model)
+        summary_model = self.config.compact_model or model
+
+        async def summarize(request: dict[str, Any]) -> str:
+            return await self.ask(request, query_source=COMPACT_QUERY_SOURCE, abort_signal=abort_signal)
+
+        try:
+            result = await compact_conversation(
+                messages,
+                summarize=summarize,
+                model=summary_model,
+                trigger=trigger,
+                pre_tokens=self.token_count(messages) if pre_tokens is None else pre_tokens,
+                context_window=thresholds.context_window,
+                max_output_tokens=thresholds.max_output_tokens,
+                keep_recent_tokens=0 if trigger == "manual" else self.config.keep_recent_tokens,
+                instructions=instructions,
+                strip_media=strip_media,
+            )
+        except CompactionError:
+            raise
+        except Exception as exc:
+            if not is_compaction_failure(exc):
+                raise
+            raise CompactionError(f"Compaction failed: {exc}") from exc
+        self.stats.compactions[trigger] += 1
+        self._record("compaction", trigger=trigger, pre_tokens=result.boundary.pre_tokens, kept=len(result.messages) - 1)
+        if self.on_compaction is not None:
+            self.on_compaction(result)
+        return result
+
+    async def summarize_tool_uses(self, tool_use_blocks: list[Any], tool_results: list[Any]) -> Any:
+        async def ask(request: dict[str, Any]) -> str:
+            return await self.ask(request, query_source=SUMMARY_SOURCE)
+
+        return await generate_tool_use_summary(tool_use_blocks, tool_results, ask=ask, model=self.config.summary_model)
+
+    # --- wiring -----------------------------------------------------------------------------------
+    def query_deps(self, tools: Sequence[Tool[Any]] = ()) -> dict[str, Any]:
+        """The ``QueryDeps`` fields this session provides."""
+        pool = list(tools)
+
+        async def budget(messages: list[Any]) -> list[Any]:
+            return await self.apply_tool_result_budget(messages, pool)
+
+        deps: dict[str, Any] = {
+            "apply_tool_result_budget": budget,
+            "snip": self.snip,
+            "microcompact": self.microcompact,
+            "autocompact": self.autocompact,
+            "reactive_compact": self.reactive_compact,
+            "is_at_blocking_limit": self.is_at_blocking_limit,
+        }
+        if self.config.tool_use_summaries:
+            deps["summarize_tool_uses"] = self.summarize_tool_uses
+        return deps
+
+
+__all__ = ["ContextManager", "ContextStats"]
