@@ -18,14 +18,24 @@ from nb_agent.permissions.engine import RuleBasedPolicy
 from nb_agent.permissions.settings import load_settings
 from nb_agent.permissions.types import CanUseTool, PermissionMode
 from nb_agent.tools.base import Tool
+from nb_agent.tools.tool_pool import ToolPoolProvider
 
 
 def builtin_tools() -> list[Tool[Any]]:
-    """Bash (with BashOutput/KillShell), Read, Write, Edit, Glob, Grep."""
+    """Bash (with BashOutput/KillShell), Read, Write, Edit, Glob, Grep, ToolSearch."""
     from nb_agent.tools.bash import bash_tools
     from nb_agent.tools.files import file_tools
+    from nb_agent.tools.tool_search import ToolSearchTool
 
-    return [*bash_tools(), *file_tools()]
+    return [*bash_tools(), *file_tools(), ToolSearchTool()]
+
+
+def mcp_manager_for(cwd: Path, *, home: Path | None = None) -> Any:
+    """An MCP manager for ``.mcp.json`` and ``~/.claude.json`` (servers connect lazily)."""
+    from nb_agent.mcp.manager import McpManager
+
+    user_config = (home or Path.home()) / ".claude.json"
+    return McpManager.from_config(cwd=cwd, user_config_path=user_config)
 
 
 def create_engine(
@@ -41,9 +51,14 @@ def create_engine(
     can_use_tool: CanUseTool | None = None,
     home: Path | None = None,
     config: EngineConfig | None = None,
+    mcp: Any = None,
     **engine_kwargs: Any,
 ) -> tuple[QueryEngine, list[str]]:
-    """An engine configured from the settings files; returns it with any settings warnings."""
+    """An engine configured from the settings files; returns it with any settings warnings.
+
+    ``mcp``: an ``McpManager``, ``None`` to read ``.mcp.json`` / ``~/.claude.json``, or
+    ``False`` for no MCP servers. Servers connect at the first submission, not here.
+    """
     config = config or EngineConfig()
     if cwd is not None:
         config.cwd = cwd
@@ -57,13 +72,17 @@ def create_engine(
     hooks = Hooks()
     warnings = list(settings.warnings)
     warnings += hooks.extend_from_settings(settings.hooks, cwd=str(config.cwd))
-    pool = list(tools) if tools is not None else builtin_tools()
-    pool += list(extra_tools)
-    denied = [t for t in pool if policy.blanket_deny_rule(t) is not None]
-    pool = sorted((t for t in pool if t not in denied), key=lambda t: t.name)
+    builtins = (list(tools) if tools is not None else builtin_tools()) + list(extra_tools)
+    manager = mcp_manager_for(config.cwd, home=home) if mcp is None else (mcp or None)
+    if manager is not None:
+        warnings += [str(issue) for issue in manager.config_issues]
+    tool_pool = ToolPoolProvider(
+        builtins=builtins, mcp=manager, is_denied=lambda tool: policy.blanket_deny_rule(tool) is not None
+    )
     engine = QueryEngine(
         config=config,
-        tools=pool,
+        tools=tool_pool.assemble(),
+        tool_pool=tool_pool,
         transport=transport,
         hooks=hooks,
         permission_policy=policy,

@@ -44,6 +44,7 @@ from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, Permi
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
+from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.pipeline import ToolRunDeps
 from nb_agent.transcript import Transcript, load_transcript, repair_transcript
 
@@ -149,9 +150,12 @@ class QueryEngine:
         session_id: str | None = None,
         messages: Sequence[Any] = (),
         deps_overrides: dict[str, Any] | None = None,
+        tool_pool: ToolPoolProvider | None = None,
     ) -> None:
         self.config = config or EngineConfig()
         self.tools: list[Tool[Any]] = list(tools)
+        self.tool_pool = tool_pool
+        """When set, the pool (built-ins + MCP tools, ToolSearch deferral) is rebuilt per submission."""
         self._transport = transport
         self._transport_factory = transport_factory
         self.hooks = hooks or Hooks()
@@ -274,14 +278,17 @@ class QueryEngine:
         self.transcript.write_entry("permission_decision", tool_use_id=tool_use_id, decision=decision, detail=detail)
 
     def _query_deps(self) -> QueryDeps:
-        deps = {**self.context_manager.query_deps(self.tools), **self.deps_overrides}
+        pool_deps = {"refresh_tools": self.tool_pool.refresh} if self.tool_pool is not None else {}
+        deps = {**self.context_manager.query_deps(self.tools), **pool_deps, **self.deps_overrides}
         return QueryDeps(call_model=self.call_model, **deps)
 
     def _query_params(self, abort: AbortController, prompt_text: str, git_status: str | None = None) -> QueryParams:
         cfg = self.config
         prompt_parts = cfg.system_prompt
-        if git_status:
-            prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, git_status])
+        pool_sections = self.tool_pool.system_sections(self.tools) if self.tool_pool is not None else []
+        extra_sections = [s for s in (git_status, *pool_sections) if s]
+        if extra_sections:
+            prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, *extra_sections])
         reminder = meta_user_message(wrap_system_reminder(self.session_context.reminder()))
         return QueryParams(
             messages=list(self.messages),
@@ -302,6 +309,7 @@ class QueryEngine:
             thinking=cfg.thinking,
             token_budget=parse_token_budget(prompt_text),
             streaming_tool_execution=cfg.streaming_tool_execution,
+            tool_definitions=self.tool_pool.tool_definitions if self.tool_pool is not None else None,
         )
 
     def _append(self, message: Any) -> None:
@@ -336,6 +344,8 @@ class QueryEngine:
         error: str | None = None
         last_text = ""
         try:
+            if self.tool_pool is not None:
+                self.tools = await self.tool_pool.current()
             params = self._query_params(abort, text, await self.session_context.git_status())
             async for event in query(params, self._query_deps()):
                 if isinstance(event, Terminal):
@@ -412,6 +422,15 @@ class QueryEngine:
         for message in result.extra_messages:
             self._append(message)
         return result
+
+    async def aclose(self) -> None:
+        """Close the transcript, MCP servers and background shells of this session."""
+        self.close()
+        if self.tool_pool is not None:
+            await self.tool_pool.aclose()
+        shells = self.tool_session.extra.get("background_shells")
+        if shells is not None:
+            await shells.kill_all()
 
     def close(self) -> None:
         self.transcript.close()

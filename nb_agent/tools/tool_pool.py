@@ -1,0 +1,65 @@
+"""The session's tool pool: built-ins plus MCP tools, refreshed between turns, with
+ToolSearch deciding which definitions each request carries (SPEC §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from nb_agent.tools.base import Tool, ToolUseContext
+from nb_agent.tools.pool import assemble_tool_pool
+from nb_agent.tools.tool_search import DEFAULT_CONTEXT_WINDOW, deferred_tools_prompt, tools_for_request
+
+if TYPE_CHECKING:
+    from nb_agent.mcp.manager import McpManager
+
+
+@dataclass(kw_only=True)
+class ToolPoolProvider:
+    """Builds the pool for each request; the engine calls it, the loop refreshes it."""
+
+    builtins: list[Tool[Any]]
+    mcp: McpManager | None = None
+    is_denied: Callable[[Tool[Any]], bool] = lambda tool: False
+    mode: str | None = None
+    """ToolSearch mode (``auto`` / ``on`` / ``off``; None reads ``NB_AGENT_TOOL_SEARCH``)."""
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    _pool: list[Tool[Any]] = field(default_factory=list, init=False)
+
+    async def current(self) -> list[Tool[Any]]:
+        """Connect MCP servers if needed (lazily, concurrently) and assemble the pool."""
+        if self.mcp is not None:
+            await self.mcp.ensure_started()
+        return self.assemble()
+
+    def assemble(self) -> list[Tool[Any]]:
+        mcp_tools = self.mcp.tools() if self.mcp is not None else []
+        self._pool = assemble_tool_pool(self.builtins, mcp_tools, self.is_denied)
+        return self._pool
+
+    async def refresh(self, ctx: ToolUseContext) -> ToolUseContext:
+        """Between turns: reconnect dead servers, pick up ``tools/list_changed``."""
+        if self.mcp is None:
+            return ctx
+        await self.mcp.refresh()
+        return replace(ctx, tools=self.assemble())
+
+    def tool_definitions(self, tools: Sequence[Tool[Any]], window: list[Any]) -> list[dict[str, Any]]:
+        return [t.to_api_definition() for t in tools_for_request(tools, window, self.mode, self.context_window)]
+
+    def system_sections(self, tools: Sequence[Tool[Any]]) -> list[str]:
+        """Dynamic (uncached) system prompt text: deferred tools, MCP servers' instructions."""
+        sections: list[str] = []
+        announcement = deferred_tools_prompt(tools, self.mode, self.context_window)
+        if announcement:
+            sections.append(announcement)
+        if self.mcp is not None:
+            for server, text in sorted(self.mcp.instructions().items()):
+                if text:
+                    sections.append(f"<mcp-server-instructions server=\"{server}\">\n{text}\n</mcp-server-instructions>")
+        return sections
+
+    async def aclose(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.aclose()

@@ -1,0 +1,51 @@
+"""The engine with a real MCP server: deferred tools, ToolSearch discovery, use next turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nb_agent.agent import create_engine
+from nb_agent.mcp.manager import McpManager
+from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
+from nb_agent.testing.collect import collect
+from nb_agent.testing.mcp_server import stdio_config
+
+
+async def test_discovered_mcp_tool_is_sent_and_called_next_turn(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NB_AGENT_TOOL_SEARCH", "on")
+    manager = McpManager(cwd=tmp_path)
+    manager.add_server("demo", stdio_config())
+    transport = ScriptedTransport(
+        [
+            Reply(content=[tool_use("ToolSearch", {"query": "select:mcp__demo__echo"})]),
+            Reply(content=[tool_use("mcp__demo__echo", {"text": "hello"})]),
+            Reply(content=[text("The server said hello.")]),
+        ]
+    )
+    engine, _ = create_engine(cwd=tmp_path, transport=transport, mcp=manager, home=tmp_path, allow=["mcp__demo"])
+    try:
+        out = await collect(engine, "use the demo server to echo hello")
+    finally:
+        await engine.aclose()
+    assert out.result.subtype == "success", out.result
+    first, second, third = transport.requests
+    names = lambda request: {t["name"] for t in request.get("tools", [])}  # noqa: E731
+    assert "mcp__demo__echo" not in names(first) and "ToolSearch" in names(first)
+    assert "mcp__demo__echo" in names(second)
+    assert "deferred-tools" in str(first["system"]) and "demo" in str(first["system"])
+    echo_result = third["messages"][-1]["content"][0]
+    assert echo_result["type"] == "tool_result" and "hello" in str(echo_result["content"])
+
+
+async def test_builtins_win_name_collisions_and_deny_rules_remove_mcp_tools(tmp_path: Path) -> None:
+    manager = McpManager(cwd=tmp_path)
+    manager.add_server("demo", stdio_config())
+    transport = ScriptedTransport([Reply(content=[text("ok")])])
+    engine, _ = create_engine(cwd=tmp_path, transport=transport, mcp=manager, home=tmp_path, deny=["mcp__demo__delete_item"])
+    try:
+        await collect(engine, "hi")
+    finally:
+        await engine.aclose()
+    names = [t.name for t in engine.tools]
+    assert "mcp__demo__echo" in names and "mcp__demo__delete_item" not in names
+    assert names.index("Bash") < names.index("mcp__demo__echo")
