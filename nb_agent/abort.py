@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 
 class AbortSignal:
@@ -92,3 +95,53 @@ class AbortController:
         child = AbortController()
         self.signal.add_callback(child.abort)
         return child
+
+
+class AbortableStream(Generic[T]):
+    """Iterates an async stream; an abort ends the iteration at once, not at the next item.
+
+    The model can be silent for seconds (before the first token, during a long pause), so
+    waiting for the next event to notice the Stop button is not enough. While the consuming
+    task waits for an item, an abort cancels that wait (the stream is closed by the
+    cancellation, as the SDK expects) and the iteration ends normally. A cancellation that
+    did not come from the abort (the kernel's own Stop) propagates unchanged.
+    """
+
+    def __init__(self, items: AsyncIterator[T], signal: AbortSignal) -> None:
+        self._items = items
+        self._signal = signal
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+        self._waiting = False
+        self._cancelled = False
+        self._remove = signal.add_callback(lambda reason: self._loop.call_soon_threadsafe(self._cancel_wait))
+
+    def _cancel_wait(self) -> None:
+        if self._waiting and not self._cancelled and self._task is not None:
+            self._cancelled = True
+            self._task.cancel()
+
+    def __aiter__(self) -> AbortableStream[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        if self._signal.aborted:
+            raise StopAsyncIteration
+        self._waiting = True
+        try:
+            return await self._items.__anext__()
+        except asyncio.CancelledError:
+            if not self._cancelled:
+                raise
+            uncancel = getattr(self._task, "uncancel", None)  # Python >= 3.11
+            if uncancel is not None:
+                uncancel()
+            raise StopAsyncIteration from None
+        finally:
+            self._waiting = False
+
+    async def aclose(self) -> None:
+        self._remove()
+        close = getattr(self._items, "aclose", None)
+        if close is not None:
+            await close()

@@ -307,6 +307,18 @@ def _merge_into(previous: dict[str, Any], current: dict[str, Any]) -> None:
         previous["content"] = previous["content"] + current["content"]
 
 
+def _join_own_response(out: list[dict[str, Any]], block_message: dict[str, Any]) -> bool:
+    """Streaming execution interleaves a response's blocks with the results of its earlier
+    tool calls; a later block goes back into its own response (same message id)."""
+    for previous in reversed(out):
+        if previous["role"] == "assistant":
+            if previous["_id"] != block_message["_id"] or previous is out[-1]:
+                return False
+            previous["content"] = previous["content"] + block_message["content"]
+            return True
+    return False
+
+
 def _strip_trailing_thinking(message: dict[str, Any]) -> None:
     # The API rejects an assistant message whose last block is thinking.
     content = message["content"]
@@ -318,7 +330,8 @@ def normalize_for_api(messages: list[Any]) -> list[dict[str, Any]]:
     """Turn runtime messages into the Messages API's ``messages`` parameter.
 
     UI-only kinds are dropped, consecutive turns of one role are merged (blocks of one
-    response, a tool_result batch and the reminders attached to it), tool_results lead
+    response, a tool_result batch and the reminders attached to it), a response's blocks
+    are rejoined across the tool results that arrived while it streamed, tool_results lead
     their user turn, and orphan tool_results (their tool_use was cut by compaction) are
     dropped so the request stays valid.
     """
@@ -326,6 +339,8 @@ def normalize_for_api(messages: list[Any]) -> list[dict[str, Any]]:
     for message in messages:
         api = _api_message(message)
         if api is None:
+            continue
+        if api["role"] == "assistant" and _join_own_response(out, api):
             continue
         if out and out[-1]["role"] == api["role"]:
             _merge_into(out[-1], api)

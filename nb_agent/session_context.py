@@ -71,9 +71,17 @@ async def _git(cwd: Path, *args: str) -> str | None:
             stderr=asyncio.subprocess.DEVNULL,
             env={"GIT_OPTIONAL_LOCKS": "0", "PATH": "/usr/bin:/bin:/usr/local/bin"},
         )
-        stdout, _ = await asyncio.wait_for(process.communicate(), 5.0)
-    except (OSError, asyncio.TimeoutError):
+    except OSError:
         return None
+    try:
+        stdout, _ = await asyncio.wait_for(process.communicate(), 5.0)
+    except BaseException as exc:  # timeout or cancellation: never leave git running
+        if process.returncode is None:
+            process.kill()
+            await asyncio.shield(process.wait())
+        if isinstance(exc, asyncio.TimeoutError):
+            return None
+        raise
     return stdout.decode("utf-8", errors="replace").strip() if process.returncode == 0 else None
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias
 
 from nb_agent.messages import ContentBlock
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 
 ERROR_STATUS: dict[str, int] = {
     "invalid_request_error": 400,

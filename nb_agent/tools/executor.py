@@ -66,6 +66,7 @@ class StreamingToolExecutor:
         self._ctx = ctx
         self._deps = deps
         self._max_concurrency = max_concurrency or max_tool_concurrency()
+        self._run_abort = ctx.abort_controller
         self._sibling_abort: AbortController = ctx.abort_controller.child()
         self._tools: list[TrackedTool] = []
         self._changed = asyncio.Event()
@@ -129,8 +130,20 @@ class StreamingToolExecutor:
 
     def _start(self, t: TrackedTool) -> None:
         t.status = "executing"
-        ctx = self._ctx.with_abort(self._sibling_abort)
+        ctx = self._ctx.with_abort(self._tool_abort())
         t.task = asyncio.ensure_future(self._run(t, ctx))
+
+    def _tool_abort(self) -> AbortController:
+        """A tool's own controller: aborted with its siblings; its own abort (a denial that
+        interrupts, a tool stopping the run) stops the whole run."""
+        controller = self._sibling_abort.child()
+
+        def bubble_up(reason: str) -> None:
+            if not (self._sibling_abort.signal.aborted or self._run_abort.signal.aborted or self._discarded):
+                self._run_abort.abort(reason)
+
+        controller.signal.add_callback(bubble_up)
+        return controller
 
     async def _run(self, t: TrackedTool, ctx: ToolUseContext) -> None:
         try:

@@ -29,6 +29,7 @@ from nb_agent.messages import (
     error_tool_result,
     tool_result_message,
 )
+from nb_agent.model.client import MALFORMED_INPUT_KEY
 from nb_agent.permissions.types import (
     CanUseTool,
     PermissionAllow,
@@ -150,6 +151,8 @@ class _ToolCall:
     def _parse(self, raw: Any) -> Any:
         if not isinstance(raw, dict):
             raise _Refused(f"InputValidationError: {self.tool.name} expects a JSON object as input, got {type(raw).__name__}")
+        if MALFORMED_INPUT_KEY in raw:  # the streamed JSON did not parse; never run on a guess
+            raise _Refused(f"InputValidationError: {self.tool.name} input is not valid JSON: {raw[MALFORMED_INPUT_KEY]}")
         try:
             return self.tool.parse_input(raw)
         except pydantic.ValidationError as exc:
@@ -248,7 +251,9 @@ class _ToolCall:
     async def _call(self, parsed: Any) -> AsyncIterator[ToolUpdate | ToolResult]:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         task = asyncio.ensure_future(self.tool.call(parsed, self.ctx, queue.put_nowait))
+        task.add_done_callback(_consume_exception)  # a failure after an abort is not news
         abort_wait = asyncio.ensure_future(self.ctx.abort_signal.wait())
+        getter: asyncio.Future[dict[str, Any]] | None = None
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())
@@ -268,6 +273,8 @@ class _ToolCall:
                 raise AbortError(self.ctx.abort_signal.reason or INTERRUPT_MESSAGE)
         finally:
             abort_wait.cancel()
+            if getter is not None:
+                getter.cancel()
             if not task.done():
                 task.cancel()
 
@@ -351,6 +358,11 @@ async def _race_abort(awaitable: Any, ctx: ToolUseContext) -> Any:
         abort_wait.cancel()
         if not task.done():
             task.cancel()
+
+
+def _consume_exception(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _jsonable(data: Any) -> Any:

@@ -40,7 +40,7 @@ async def test_usage_per_request_per_submission_and_per_session(config):
 
     total = engine.usage.total
     assert total == Usage(input_tokens=3400, output_tokens=100, cache_creation_input_tokens=2000, cache_read_input_tokens=4000)
-    assert list(engine.usage.by_model) == ["claude-sonnet-4-5"]
+    assert list(engine.usage.by_model) == ["claude-sonnet-4-6"]
     # Sonnet: $3 in, $15 out, cache writes 1.25x input, cache reads 0.1x input (per million).
     expected_first = (2100 * 3 + 70 * 15 + 2000 * 3.75 + 2000 * 0.3) / 1e6
     assert first.total_cost_usd == pytest.approx(expected_first)

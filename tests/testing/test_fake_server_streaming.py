@@ -39,7 +39,7 @@ def assert_full_message(message: anthropic.types.Message) -> None:
     assert (tool_block.id, tool_block.name) == ("toolu_01A", "Bash")
     assert tool_block.input == {"command": "ls -la", "description": "List files"}
     assert message.stop_reason == "tool_use"
-    assert message.model == "claude-sonnet-4-5"
+    assert message.model == "claude-sonnet-4-6"
     assert message.id.startswith("msg_01")
     usage = message.usage
     assert (usage.input_tokens, usage.output_tokens) == (1234, 56)

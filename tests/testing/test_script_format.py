@@ -50,7 +50,7 @@ def test_reply_events_match_the_wire_sequence() -> None:
                 "id": "msg_1",
                 "type": "message",
                 "role": "assistant",
-                "model": "claude-sonnet-4-5",
+                "model": "claude-sonnet-4-6",
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,

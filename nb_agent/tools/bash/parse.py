@@ -6,9 +6,9 @@ flags for the constructs a safety check must not look past (substitutions, arith
 function definitions, parse errors). It decides nothing about safety: that is
 :mod:`nb_agent.tools.bash.read_only`'s job.
 
-Words are unquoted the way bash would (``'a b'`` -> ``a b``, ``\\$x`` -> ``$x``). Words
-whose value depends on the shell's state at run time (``$VAR``, ``$(...)``, globs, brace
-expansion, ``~``) keep their source text as value and are marked non-literal.
+Words (:class:`Word`, unquoting, literalness) live in
+:mod:`nb_agent.tools.bash.parse_words`; the places where the grammar and bash disagree,
+each reported as a problem, in :mod:`nb_agent.tools.bash.parse_checks`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from nb_agent.tools.bash.parse_checks import skipped_escape_problems, token_problem
+from nb_agent.tools.bash.parse_words import (
+    WORD_TYPES,
+    Word,
+    literal_word,
+    node_text,
+    word_from_node,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -29,30 +38,6 @@ __all__ = [
     "Word",
     "parse_command",
 ]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Word:
-    """One shell word, unquoted.
-
-    ``value`` is what the program receives when ``is_literal``; otherwise it is a
-    best-effort rendering in which expansions keep their source text.
-    """
-
-    raw: str
-    """The word as written in the command line."""
-    value: str
-    is_literal: bool
-    """No expansion of any kind: no parameters, substitutions, globs, braces or ``~``."""
-    has_expansion: bool
-    """Contains a parameter, command, process or arithmetic expansion."""
-    has_glob: bool
-    """Contains an unquoted ``*``, ``?`` or ``[`` that bash may expand to file names."""
-    may_be_option: bool
-    """The shell could hand the program a word starting with ``-`` (a literal ``-x``, a
-    leading expansion or glob, or an unquoted expansion that word splitting may cut)."""
-    may_split: bool = False
-    """Has an unquoted expansion, so word splitting may cut it into several words."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,149 +143,13 @@ def _get_parser() -> Parser:
 
 def parse_command(command: str) -> ParsedCommand:
     """Parse a Bash command line into simple commands, redirections and safety flags."""
-    tree = _get_parser().parse(command.encode("utf-8"))
+    source = command.encode("utf-8", errors="surrogateescape")
+    tree = _get_parser().parse(source)
     builder = _Builder()
-    builder.scan_flags(tree.root_node)
+    builder.scan_flags(tree.root_node, source)
+    builder.problems.extend(skipped_escape_problems(tree.root_node, source))
     builder.statement(tree.root_node)
     return builder.build(command)
-
-
-# --- words -------------------------------------------------------------------------
-
-_GLOB_CHARS = frozenset("*?[")
-_EXPANSION_TYPES = frozenset(
-    {
-        "simple_expansion",
-        "expansion",
-        "command_substitution",
-        "process_substitution",
-        "arithmetic_expansion",
-        "brace_expression",
-        "array",
-        "ansi_c_string",
-        "translated_string",
-    }
-)
-# Leaf-ish nodes whose text is taken as unquoted characters.
-_TEXT_TYPES = frozenset(
-    {"word", "number", "test_operator", "regex", "extglob_pattern", "variable_name"}
-)
-_BRACE_EXPANSION = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
-_DQ_ESCAPES = re.compile(r"\\([$`\"\\\n])")
-
-
-@dataclass(slots=True)
-class _Piece:
-    text: str
-    quoted: bool
-    literal: bool
-
-
-def _text(node: Node) -> str:
-    return node.text.decode("utf-8", errors="surrogateescape") if node.text else ""
-
-
-def _unquoted_pieces(text: str, out: list[_Piece]) -> None:
-    """Split unquoted text into characters, resolving backslash escapes."""
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            if text[i + 1] != "\n":  # backslash-newline is a line continuation
-                out.append(_Piece(text[i + 1], quoted=True, literal=True))
-            i += 2
-            continue
-        out.append(_Piece(char, quoted=False, literal=True))
-        i += 1
-
-
-def _double_quoted_pieces(node: Node, out: list[_Piece], problems: list[str]) -> None:
-    source = node.text or b""
-    start = node.start_byte
-    position = start + 1  # after the opening quote
-    end = node.end_byte - 1
-    for child in node.children:
-        if child.start_byte > position:  # text tree-sitter left between children
-            gap = source[position - start : child.start_byte - start].decode("utf-8", "surrogateescape")
-            out.append(_Piece(_DQ_ESCAPES.sub(r"\1", gap), quoted=True, literal=True))
-        position = max(position, child.end_byte)
-        if child.type == '"' and child.start_byte in (start, end):
-            continue
-        if child.type == "string_content" or not child.is_named:
-            out.append(_Piece(_DQ_ESCAPES.sub(r"\1", _text(child)), quoted=True, literal=True))
-        elif child.type in _EXPANSION_TYPES:
-            out.append(_Piece(_text(child), quoted=True, literal=False))
-        else:
-            problems.append(f"unsupported node in string: {child.type}")
-            out.append(_Piece(_text(child), quoted=True, literal=False))
-
-
-def _pieces(node: Node, out: list[_Piece], problems: list[str]) -> None:
-    kind = node.type
-    if kind in _TEXT_TYPES:
-        _unquoted_pieces(_text(node), out)
-    elif kind == "raw_string":
-        out.append(_Piece(_text(node)[1:-1], quoted=True, literal=True))
-    elif kind == "string":
-        _double_quoted_pieces(node, out, problems)
-    elif kind == "concatenation":
-        position = node.start_byte
-        for child in node.children:
-            if child.start_byte > position:
-                problems.append("gap inside a concatenated word")
-            position = child.end_byte
-            _pieces(child, out, problems)
-    elif kind in _EXPANSION_TYPES:
-        quoted = kind in ("ansi_c_string", "translated_string")
-        out.append(_Piece(_text(node), quoted=quoted, literal=False))
-    elif not node.is_named:  # a stray token such as '{' or '$' inside a concatenation
-        _unquoted_pieces(_text(node), out)
-    else:
-        problems.append(f"unsupported word node: {kind}")
-        out.append(_Piece(_text(node), quoted=False, literal=False))
-
-
-def _word(node: Node, problems: list[str]) -> Word:
-    pieces: list[_Piece] = []
-    _pieces(node, pieces, problems)
-    return _word_from_pieces(_text(node), pieces)
-
-
-def _word_from_pieces(raw: str, pieces: list[_Piece]) -> Word:
-    value = "".join(piece.text for piece in pieces)
-    has_expansion = any(not piece.literal for piece in pieces)
-    # Mask quoted text and expansions so only unquoted characters can look like syntax.
-    masked = "".join(
-        piece.text if piece.literal and not piece.quoted else "\x00" * max(len(piece.text), 1)
-        for piece in pieces
-    )
-    has_glob = any(char in _GLOB_CHARS for char in masked)
-    has_brace = _BRACE_EXPANSION.search(masked) is not None
-    has_tilde = masked.startswith("~")
-    first = pieces[0] if pieces else None
-    may_split = any(not piece.literal and not piece.quoted for piece in pieces)
-    may_be_option = (
-        value.startswith("-")
-        or (first is not None and not first.literal)
-        or masked[:1] in ("*", "?", "[", "{")
-        or may_split  # any part of a split word may start with '-'
-    )
-    return Word(
-        raw=raw,
-        value=value,
-        is_literal=not (has_expansion or has_glob or has_brace or has_tilde),
-        has_expansion=has_expansion,
-        has_glob=has_glob,
-        may_be_option=may_be_option,
-        may_split=may_split,
-    )
-
-
-def _literal_word(text: str) -> Word:
-    return Word(
-        raw=text, value=text, is_literal=True, has_expansion=False, has_glob=False,
-        may_be_option=text.startswith("-"),
-    )
 
 
 # --- statements --------------------------------------------------------------------
@@ -314,7 +163,7 @@ _SAFE_EXPANSION_OPERATORS = frozenset(
      "^", "^^", ",", ",,"}
 )
 _SAFE_SUBSCRIPTS = frozenset({"@", "*"})
-_HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end", "<<", "<<-"})
+_HEREDOC_DELIMITER = re.compile(r"\\?[A-Za-z0-9_]+|'[A-Za-z0-9_]+'|\"[A-Za-z0-9_]+\"")
 
 
 @dataclass
@@ -348,7 +197,7 @@ class _Builder:
 
     # Flags come from a walk over every node, so nothing nested escapes them, whatever
     # the statement walk below understands.
-    def scan_flags(self, root: Node) -> None:
+    def scan_flags(self, root: Node, source: bytes) -> None:
         stack = [root]
         while stack:
             node = stack.pop()
@@ -365,6 +214,9 @@ class _Builder:
                 self.flags.add("unsafe_expansion")
             elif kind == "subscript" and node.parent is not None and node.parent.type != "expansion":
                 self.flags.add("unsafe_expansion")  # a[$i]=x: the index is arithmetic
+            problem = token_problem(node, source)
+            if problem is not None:
+                self.problems.append(problem)
             stack.extend(node.children)
         if root.has_error:
             self.flags.add("parse_error")
@@ -374,6 +226,8 @@ class _Builder:
         if kind == "command":
             self.commands.append((node.start_byte, self.simple_command(node)))
         elif kind in _LIST_TYPES:
+            if kind == "negated_command" and not node_text(node)[1:2].isspace():
+                self.problems.append("`!` not followed by a blank")  # `!x` is a word to bash
             self.children(node)
         elif kind == "redirected_statement":
             self.redirected_statement(node)
@@ -382,6 +236,8 @@ class _Builder:
             self.children(node)
         elif kind == "compound_statement":
             self.flags.add("compound")
+            if not node_text(node)[1:2].isspace():
+                self.problems.append("brace group without a blank after {")  # `{cat` is a word
             self.children(node)
         elif kind in _COMPOUND_TYPES:
             self.flags.add("compound")
@@ -392,7 +248,7 @@ class _Builder:
             self.flags.add("compound")
             variable = node.child_by_field_name("variable")
             if variable is not None:
-                self.loop_variables.append(_text(variable))
+                self.loop_variables.append(node_text(variable))
             body = node.child_by_field_name("body")
             if body is not None:
                 self.statement(body)
@@ -425,8 +281,7 @@ class _Builder:
         for child in node.named_children:
             if child.type == "comment":
                 continue
-            if skip_words and (child.type in _TEXT_TYPES or child.type in _EXPANSION_TYPES
-                               or child.type in ("string", "raw_string", "concatenation")):
+            if skip_words and child.type in WORD_TYPES:
                 continue  # case subjects and patterns: words, not commands
             self.statement(child)
 
@@ -462,15 +317,19 @@ class _Builder:
             targets: list[Word] = []
             for child in node.children:
                 if child.type == "file_descriptor":
-                    fd = int(_text(child)) if _text(child).isdigit() else None
+                    fd = int(node_text(child)) if node_text(child).isdigit() else None
                     if fd is None:
                         self.problems.append("non-numeric file descriptor")
                 elif not child.is_named:
-                    operator = _text(child)
+                    operator = node_text(child)
                 elif child.type == "comment":
                     continue
                 else:
-                    targets.append(_word(child, self.problems))
+                    targets.append(word_from_node(child, self.problems))
+            if operator in (">&-", "<&-"):
+                # A close takes no target: in `sort >&--o` bash passes `-o` to sort.
+                extra_args.extend(targets)
+                targets = []
             # `cmd 2>/dev/null src`: bash gives `src` to cmd; tree-sitter makes it a target.
             extra_args.extend(targets[1:])
             result = Redirect(operator=operator, fd=fd, target=targets[0] if targets else None)
@@ -485,11 +344,11 @@ class _Builder:
             if kind in ("<<", "<<-"):
                 operator = kind
             elif kind == "heredoc_start":
-                delimiter = _text(child)
+                delimiter = node_text(child)
             elif kind == "heredoc_body":
-                body = _text(child)
+                body = node_text(child)
             elif kind == "heredoc_end":
-                end = _text(child)
+                end = node_text(child)
             elif kind == "file_redirect":
                 self.redirect(child, extra_args)
             elif kind in ("&&", "||", "|", "|&", ";", "&") or kind == "comment":
@@ -502,7 +361,9 @@ class _Builder:
                 self.problems.append(f"unsupported heredoc part: {kind}")
         quoted = any(char in delimiter for char in "'\"\\")
         bare = re.sub(r"[\"'\\]", "", delimiter)
-        if not bare or end != bare:
+        # Plain delimiters only: the grammar reads `<<EOF;` as delimiter "EOF;" where
+        # bash reads `EOF` and then `;`.
+        if not _HEREDOC_DELIMITER.fullmatch(delimiter) or end != bare:
             self.problems.append("heredoc delimiter not understood")
         self.heredocs.append(Heredoc(delimiter=bare, quoted=quoted, body=body))
         return Redirect(operator=operator, fd=None, target=None)
@@ -512,19 +373,26 @@ class _Builder:
         assignments: list[Assignment] = []
         redirects: list[Redirect] = []
         redirect_args: list[Word] = []
+        previous_end = -1
         for index, child in enumerate(node.children):
             field_name = node.field_name_for_child(index)
             kind = child.type
+            if kind in ("command_name", "variable_assignment") or field_name == "argument":
+                if child.start_byte == previous_end:
+                    # `"echo"\)x` is one word to bash; the grammar makes it two.
+                    self.problems.append("words run together")
+                previous_end = child.end_byte
             if kind == "variable_assignment":
                 assignments.append(self.assignment(child))
             elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 redirects.append(self.redirect(child, redirect_args))
+                previous_end = child.end_byte
             elif kind == "command_name":
                 if child.named_child_count != 1:
                     self.problems.append("command name is not one word")
-                argv.extend(_word(name, self.problems) for name in child.named_children)
+                argv.extend(word_from_node(name, self.problems) for name in child.named_children)
             elif field_name == "argument":
-                argv.append(_word(child, self.problems))
+                argv.append(word_from_node(child, self.problems))
             elif kind == "comment":
                 continue
             else:
@@ -541,42 +409,49 @@ class _Builder:
         if name_node is None or name_node.type != "variable_name":
             self.flags.add("unsafe_expansion")
         return Assignment(
-            name=_text(name_node) if name_node is not None else _text(node),
-            value=_word(value_node, self.problems) if value_node is not None else None,
+            name=node_text(name_node) if name_node is not None else node_text(node),
+            value=word_from_node(value_node, self.problems) if value_node is not None else None,
             append=append,
         )
 
     def test_command(self, node: Node) -> SimpleCommand:
         """``[ ... ]`` / ``[[ ... ]]`` as argv: the brackets and every operand and operator."""
+        text = node_text(node)
+        opening = "[[" if text.startswith("[[") else "["
+        closing = "]]" if opening == "[[" else "]"
+        if not (text[len(opening) : len(opening) + 1].isspace()
+                and text[-len(closing) - 1 : -len(closing)].isspace()):
+            # Without blanks `[rm]` is a glob to bash (it may match a file), not a test.
+            self.problems.append("test brackets not separated by blanks")
+        if opening == "[" and "\n" in text:
+            self.problems.append("line break inside [ ... ]")  # it ends the `[` command
         words: list[Word] = []
         stack = list(reversed(node.children))
         while stack:
             child = stack.pop()
-            if child.type in _TEXT_TYPES or child.type in _EXPANSION_TYPES or child.type in (
-                "string", "raw_string", "concatenation"
-            ):
-                words.append(_word(child, self.problems))
+            if child.type in WORD_TYPES:
+                words.append(word_from_node(child, self.problems))
             elif child.is_named:
                 stack.extend(reversed(child.children))
             else:
-                words.append(_literal_word(_text(child)))
+                words.append(literal_word(node_text(child)))
         return SimpleCommand(argv=tuple(words))
 
     def declaration(self, node: Node) -> SimpleCommand:
         """``export``/``local``/``declare``/``unset``...: the keyword, then each operand's text."""
         words = [
-            _literal_word(_text(child)) if not child.is_named else _word_or_text(child, self.problems)
+            _declaration_word(child, self.problems) if child.is_named else literal_word(node_text(child))
             for child in node.children
         ]
         return SimpleCommand(argv=tuple(words))
 
 
-def _word_or_text(node: Node, problems: list[str]) -> Word:
+def _declaration_word(node: Node, problems: list[str]) -> Word:
     if node.type == "variable_assignment":
-        text = _text(node)
+        text = node_text(node)
         return Word(raw=text, value=text, is_literal=False, has_expansion=True, has_glob=False,
                     may_be_option=False, may_split=True)
-    return _word(node, problems)
+    return word_from_node(node, problems)
 
 
 def _is_safe_expansion(node: Node) -> bool:
@@ -594,13 +469,13 @@ def _is_safe_expansion(node: Node) -> bool:
         inner = inner[1:]
     if head.type == "subscript":
         index = head.child_by_field_name("index")
-        if index is None or not (_text(index) in _SAFE_SUBSCRIPTS or _text(index).isdigit()):
+        if index is None or not (node_text(index) in _SAFE_SUBSCRIPTS or node_text(index).isdigit()):
             return False
     elif head.type not in ("variable_name", "special_variable_name"):
         return False
     rest = inner[1:]
     if not rest:
         return True
-    if rest[0].is_named or _text(rest[0]) not in _SAFE_EXPANSION_OPERATORS:
+    if rest[0].is_named or node_text(rest[0]) not in _SAFE_EXPANSION_OPERATORS:
         return False
-    return all(child.is_named or _text(child) in _SAFE_EXPANSION_OPERATORS for child in rest[1:])
+    return all(child.is_named or node_text(child) in _SAFE_EXPANSION_OPERATORS for child in rest[1:])

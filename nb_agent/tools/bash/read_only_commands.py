@@ -272,20 +272,16 @@ def _awk(args: Sequence[Word]) -> bool:
 
 
 def _xxd(args: Sequence[Word]) -> bool:
-    operands = 0  # a second operand is an output file
+    # Options end at the input file; any word after it, `-p` included, names the output.
     index = 0
     while index < len(args):
         arg = args[index]
-        index += 1
-        if not arg.is_literal:
-            if arg.may_be_option:
-                return False
-            operands += 1
-        elif arg.value in _XXD_VALUED:
-            index += 1
-        elif not (arg.value.startswith("-") and len(arg.value) > 1):
-            operands += 1
-    return operands <= 1
+        if not arg.is_literal and arg.may_be_option:
+            return False
+        if not (arg.is_literal and arg.value.startswith("-") and len(arg.value) > 1):
+            return index == len(args) - 1  # the input file, and nothing after it
+        index += 2 if arg.value in _XXD_VALUED else 1
+    return True
 
 
 def _find(args: Sequence[Word]) -> bool:

@@ -146,6 +146,8 @@ BENIGN: tuple[Case, ...] = tuple(
             "git shortlog -sn",
             'git grep -n "TODO"',
             "git --no-pager log -3",
+            'git log --since="$since" --oneline',
+            "git log --oneline \\\n  --graph -10",
             "timeout 10 git status",
             "git log --oneline -10 && git status",
         ],
@@ -450,6 +452,18 @@ DANGEROUS: tuple[Case, ...] = tuple(
             "while true; do rm x; done",
             "case a in a) rm x;; esac",
             "cat <<EOF | sh\nls\nEOF",
+        ],
+        # Shapes where tree-sitter-bash and bash read the line differently (found by
+        # differential fuzzing): the grammar sees a harmless command, bash runs another.
+        "parser-divergence": [
+            "tr\\\nuncate -s 0 data.csv",
+            "echo\n\\rm -rf x",
+            "cat\n\\\nrm -rf x",
+            "cat <<-EOF; \nEOF\n\nrm x\ncat <<'EOF'\nEOF\nEOF;;;",
+            "cat <<'EOF'#foo; rm x\nbody\nEOF#foo",
+            "sort >&--o out.txt f",
+            "[rm]",
+            "{rm,-rf,x}",
         ],
         "malformed": [
             "",

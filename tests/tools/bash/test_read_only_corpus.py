@@ -47,7 +47,8 @@ def test_corpus_is_large_and_covers_every_family() -> None:
     assert len(BENIGN) + len(DANGEROUS) >= 150
     assert {case.family for case in DANGEROUS} >= {
         "redirect", "substitution", "wrapper", "xargs", "env-assignment", "find", "sed",
-        "awk", "git", "cd-git", "sort", "writes", "interpreter", "compound", "malformed",
+        "awk", "git", "cd-git", "sort", "writes", "interpreter", "compound", "parser-divergence",
+        "malformed",
     }
     commands = [case.command for case in (*BENIGN, *DANGEROUS)]
     assert len(commands) == len(set(commands)), "duplicate commands in the corpus"

@@ -1,0 +1,249 @@
+"""The ``%agent`` subcommands: each prints a short report; errors print, never raise.
+
+``status`` works without building the engine (it only reads settings), so a fresh
+kernel can ask what nb_agent would do before paying for the heavy imports.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from nb_agent.jupyter.options import LineCommand, line_usage
+
+if TYPE_CHECKING:
+    from nb_agent.jupyter.session import KernelAgentSession
+
+
+def _tokens(n: int) -> str:
+    from nb_agent.jupyter.view.status_line import tokens
+
+    return tokens(n)
+
+
+def status(session: KernelAgentSession) -> None:
+    settings = session.settings
+    engine = session.engine
+    model = engine.config.model if engine is not None else (settings.model or "(engine default)")
+    mode = getattr(engine.permission_policy, "mode", settings.permission_mode) if engine is not None else settings.permission_mode
+    notebook = session.notebook_path()
+    lines = [f"nb_agent · model {model} · permission mode {mode}"]
+    lines.append(f"notebook   {notebook or '(unknown: set it with %agent notebook PATH)'}")
+    lines.append(f"sessions   {session.sessions_dir()}")
+    if engine is None:
+        lines.append("session    (none yet: the first %%agent cell starts one; %agent resume continues a saved one)")
+    else:
+        turns = engine.turn_count
+        lines.append(f"session    {engine.session_id} · {len(engine.messages)} messages · {turns} turns")
+        lines.append(f"transcript {engine.transcript_path}")
+        total = engine.usage.total
+        used = engine.usage.last_request.context_tokens
+        window = settings.context_window
+        lines.append(
+            f"usage      {_tokens(total.context_tokens)} in / {_tokens(total.output_tokens)} out · "
+            f"context {100 * used / window:.0f}% of {_tokens(window)} · ${engine.usage.cost_usd:.4f}"
+        )
+        by_source = getattr(engine.permission_policy, "rules_by_source", None)
+        if by_source is not None:
+            for source, rules in by_source().items():
+                lines.append(f"rules      {source}: " + ", ".join(f"{r.behavior} {r.text}" for r in rules))
+        lines.append(f"tools      {', '.join(t.name for t in engine.tools)}")
+    policy_warnings = list(getattr(engine.permission_policy, "warnings", [])) if engine is not None else []
+    for warning in dict.fromkeys([*policy_warnings, *session.warnings]):
+        lines.append(f"warning    {warning}")
+    print("\n".join(lines))
+
+
+def new(session: KernelAgentSession) -> None:
+    engine = session.ensure_engine()
+    engine.new_conversation()
+    print(f"Started a new conversation (session {engine.session_id}).")
+
+
+async def compact(session: KernelAgentSession, instructions: str | None) -> None:
+    engine = session.ensure_engine()
+    entry = getattr(engine, "compact", None)
+    if entry is None:
+        print("Compaction is not available in this version of nb_agent yet.")
+        return
+    if not engine.messages:
+        print("Nothing to compact: the conversation is empty.")
+        return
+    from nb_agent.errors import NbAgentError
+
+    before = len(engine.messages)
+    try:
+        outcome = entry(instructions) if instructions else entry()
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+    except NbAgentError as exc:
+        print(f"Compaction failed; the conversation is unchanged: {exc}")
+        return
+    boundary = getattr(outcome, "boundary", None)
+    tokens = getattr(boundary, "pre_tokens", 0)
+    detail = f" (about {_tokens(tokens)} tokens before)" if tokens else ""
+    print(f"Compacted the conversation of {before} messages into a summary{detail}. The next %%agent cell continues from it.")
+
+
+def cost(session: KernelAgentSession) -> None:
+    engine = session.engine
+    if engine is None or not engine.usage.by_model:
+        print("No model calls yet in this kernel: $0.0000.")
+        return
+    lines = []
+    for model, usage in engine.usage.by_model.items():
+        lines.append(
+            f"{model}: {usage.input_tokens:,} input, {usage.output_tokens:,} output, "
+            f"{usage.cache_read_input_tokens:,} cache read, {usage.cache_creation_input_tokens:,} cache write tokens"
+            f" · ${usage.cost_usd(model):.4f}"
+        )
+    lines.append(f"total: ${engine.usage.cost_usd:.4f}")
+    print("\n".join(lines))
+
+
+def _preview(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def history(session: KernelAgentSession) -> None:
+    engine = session.engine
+    if engine is None or not engine.messages:
+        print("The conversation is empty.")
+        return
+    lines = [f"session {engine.session_id}"]
+    for message in engine.messages:
+        kind = message.type
+        if kind == "user" and not message.is_meta:
+            if isinstance(message.content, str):
+                lines.append(f"you:   {_preview(message.content)}")
+            else:
+                for block in message.content:
+                    if block.get("type") == "tool_result":
+                        mark = "error" if block.get("is_error") else "ok"
+                        lines.append(f"       ⎿ {mark}")
+                    elif block.get("type") == "text":
+                        lines.append(f"you:   {_preview(block.get('text', ''))}")
+        elif kind == "assistant" and not message.is_api_error_message:
+            for block in message.content:
+                if block.get("type") == "text" and block.get("text", "").strip():
+                    lines.append(f"agent: {_preview(block['text'])}")
+                elif block.get("type") == "tool_use":
+                    arguments = block.get("input") or {}
+                    key = next((str(arguments[k]) for k in ("command", "file_path", "notebook_path", "pattern", "code", "name") if k in arguments), "")
+                    lines.append(f"       ⏺ {block['name']}({_preview(key, 80)})")
+        elif kind == "compact_boundary":
+            lines.append("       (compacted)")
+    print("\n".join(lines))
+
+
+def sessions(session: KernelAgentSession) -> None:
+    from nb_agent.jupyter.saved_sessions import format_time
+
+    found = session.list_sessions()
+    if not found:
+        print(f"No saved sessions in {session.sessions_dir()}.")
+        return
+    current = session.engine.session_id if session.engine is not None else None
+    lines = [f"saved sessions in {session.sessions_dir()} (newest first):"]
+    for info in found:
+        mark = "*" if info.session_id == current else " "
+        lines.append(f"{mark} {info.session_id}  {format_time(info.modified)}  {info.messages:>4} messages  {_preview(info.first_prompt, 60)}")
+    lines.append("Continue one with %agent resume ID (a prefix of the id is enough).")
+    print("\n".join(lines))
+
+
+def resume(session: KernelAgentSession, session_id: str | None) -> None:
+    from nb_agent.errors import NbAgentError
+
+    try:
+        info, warnings = session.resume(session_id)
+    except NbAgentError as exc:
+        print(f"Cannot resume: {exc}")
+        return
+    for warning in warnings:
+        print(f"warning: {warning}")
+    engine = session.engine
+    assert engine is not None
+    print(f"Resumed session {info.session_id} ({len(engine.messages)} messages). The next %%agent cell continues it.")
+
+
+def add_rule(session: KernelAgentSession, behavior: str, rule: str) -> None:
+    from nb_agent.errors import ConfigurationError
+
+    engine = session.ensure_engine()
+    try:
+        engine.permission_policy.add_session_rule(behavior, rule)  # type: ignore[arg-type]
+    except (ConfigurationError, NotImplementedError) as exc:
+        print(f"Invalid rule {rule!r}: {exc}")
+        return
+    print(f"Added the session {behavior} rule {rule}.")
+
+
+def mode(session: KernelAgentSession, value: str) -> None:
+    session.settings.permission_mode = value  # the engine follows (AgentMagics observes it)
+    session.setting_changed("permission_mode", value)  # also when the value did not change
+    print(f"Permission mode: {value}.")
+
+
+def model(session: KernelAgentSession, value: str) -> None:
+    session.settings.model = value
+    session.setting_changed("model", value)
+    print(f"Model: {value}.")
+
+
+def tools(session: KernelAgentSession) -> None:
+    engine = session.ensure_engine()
+    lines = []
+    for tool in engine.tools:
+        first = (tool.prompt().strip().splitlines() or [""])[0]
+        lines.append(f"{tool.name:<18} {_preview(first, 100)}")
+    print("\n".join(lines))
+
+
+def notebook(session: KernelAgentSession, path: str | None) -> None:
+    if path:
+        resolved = session.set_notebook_path(path)
+        note = "" if resolved.exists() else " (it does not exist yet)"
+        print(f"Notebook: {resolved}{note}.")
+    else:
+        current = session.notebook_path()
+        print(f"Notebook: {current}." if current else "Notebook unknown: set it with %agent notebook PATH.")
+
+
+def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any, Any, None] | None:
+    """Run one parsed subcommand; ``compact`` returns a coroutine for the caller to await."""
+    name, arg = command.name, command.arg
+    if name == "help":
+        print(line_usage())
+    elif name == "status":
+        status(session)
+    elif name == "new":
+        new(session)
+    elif name == "compact":
+        return compact(session, arg)
+    elif name == "cost":
+        cost(session)
+    elif name == "history":
+        history(session)
+    elif name == "sessions":
+        sessions(session)
+    elif name == "resume":
+        resume(session, arg)
+    elif name in ("allow", "deny"):
+        assert arg is not None
+        add_rule(session, name, arg)
+    elif name == "mode":
+        assert arg is not None
+        mode(session, arg)
+    elif name == "model":
+        assert arg is not None
+        model(session, arg)
+    elif name == "tools":
+        tools(session)
+    elif name == "notebook":
+        notebook(session, arg)
+    else:  # pragma: no cover - parse_line_command only returns known names
+        print(line_usage())
+    return None

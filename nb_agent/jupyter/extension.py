@@ -1,0 +1,29 @@
+"""``%load_ext nb_agent``: register the magics and the cell transformer; close on exit."""
+
+from __future__ import annotations
+
+import atexit
+from typing import Any
+
+from nb_agent.jupyter import transformer
+from nb_agent.jupyter.magics import AgentMagics
+
+_ATEXIT_ATTR = "_nb_agent_atexit"
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    magics = AgentMagics(shell=ipython)
+    ipython.register_magics(magics)
+    transformer.install(ipython)
+    close = magics.session.close
+    atexit.register(close)
+    setattr(ipython, _ATEXIT_ATTR, close)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    transformer.uninstall(ipython)
+    close = getattr(ipython, _ATEXIT_ATTR, None)
+    if close is not None:
+        atexit.unregister(close)
+        close()
+        delattr(ipython, _ATEXIT_ATTR)

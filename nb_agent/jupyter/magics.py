@@ -1,0 +1,159 @@
+"""``%%agent`` and ``%agent``: the magics and their configurable settings.
+
+Settings are traitlets (``%config AgentMagics.model = "claude-opus-4-5"``) with
+environment fallbacks ``NB_AGENT_MODEL`` and ``NB_AGENT_PERMISSION_MODE``. Importing
+this module is cheap: the engine, anthropic, ipywidgets and markdown-it load at the
+first run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine
+from typing import Any
+
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe, validate
+
+from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError, cell_usage, line_usage, parse_line_command
+
+MODEL_ENV = "NB_AGENT_MODEL"
+PERMISSION_MODE_ENV = "NB_AGENT_PERMISSION_MODE"
+RENDER_ENV = "NB_AGENT_RENDER"
+RENDER_MODES = ("auto", "widgets", "text", "static")
+
+SYNC_CELL_MESSAGE = (
+    "%%agent runs as an async cell, which needs IPython's autoawait with the asyncio runner "
+    "(this cell ran synchronously, so it could not wait for approvals or be interrupted). "
+    "Run `%autoawait asyncio` and execute the cell again."
+)
+
+
+@magics_class
+class AgentMagics(Magics):
+    """The agent of this kernel."""
+
+    model = Unicode(
+        help=f"Model for the agent; empty means the engine's default. Falls back to ${MODEL_ENV}."
+    ).tag(config=True)
+    permission_mode = Enum(
+        PERMISSION_MODES,
+        help=f"Permission mode: {', '.join(PERMISSION_MODES)}. Falls back to ${PERMISSION_MODE_ENV}.",
+    ).tag(config=True)
+    allow = List(Unicode(), help='Allow rules for every session, e.g. ["Bash(git status:*)"].').tag(config=True)
+    deny = List(Unicode(), help="Deny rules for every session.").tag(config=True)
+    max_turns = Int(None, allow_none=True, help="Stop a run after this many model turns (None: no limit).").tag(config=True)
+    insert_code_cell = Bool(
+        True, help="After a run that executed code, offer that code as a new cell below (reproducibility)."
+    ).tag(config=True)
+    render = Enum(
+        RENDER_MODES,
+        help=(
+            "How a run is shown: 'auto' (widgets in a kernel, text in a terminal), 'widgets', 'text', or 'static' "
+            f"(no live updates, only the final rendering; approvals then cannot be asked). Falls back to ${RENDER_ENV}."
+        ),
+    ).tag(config=True)
+    max_updates_per_second = Float(25.0, help="At most this many live view updates a second.").tag(config=True)
+    context_window = Int(200_000, help="The model's context window, for the status line's 'context used'.").tag(config=True)
+    attach_variables = Bool(
+        True, help="Attach a short summary of the user's variables to each prompt."
+    ).tag(config=True)
+    notebook_path = Unicode("", help="Path of this notebook (default: from the Jupyter server, or %agent notebook).").tag(
+        config=True
+    )
+    state_dir = Unicode("", help="Where sessions are saved (default: .nb_agent next to the notebook).").tag(config=True)
+
+    @default("model")
+    def _default_model(self) -> str:
+        return os.environ.get(MODEL_ENV, "")
+
+    @default("permission_mode")
+    def _default_permission_mode(self) -> str:
+        value = os.environ.get(PERMISSION_MODE_ENV, "")
+        return value if value in PERMISSION_MODES else "default"
+
+    @default("render")
+    def _default_render(self) -> str:
+        value = os.environ.get(RENDER_ENV, "").strip().lower()
+        return value if value in RENDER_MODES else "auto"
+
+    @validate("max_updates_per_second")
+    def _valid_rate(self, proposal: Any) -> float:
+        return min(max(float(proposal["value"]), 1.0), 25.0)
+
+    @observe("model", "permission_mode", "max_turns")
+    def _setting_changed(self, change: Any) -> None:
+        session = getattr(self, "session", None)
+        if session is not None:  # %config after the engine exists: applies from the next run
+            session.setting_changed(change["name"], change["new"])
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        from nb_agent.jupyter.session import KernelAgentSession
+
+        self.session = KernelAgentSession(shell, self)
+        env_mode = os.environ.get(PERMISSION_MODE_ENV, "")
+        if env_mode and env_mode not in PERMISSION_MODES:
+            self.session.warnings.append(f"${PERMISSION_MODE_ENV}={env_mode!r} is not a permission mode; using 'default'")
+
+    # --- %%agent ------------------------------------------------------------------------
+    @cell_magic("agent")
+    def agent_cell(self, line: str, cell: str) -> None:
+        """Reached only when the cell did not run as an async cell (see SYNC_CELL_MESSAGE)."""
+        coroutine = self.session.run_cell(line, cell)
+        _run_sync(coroutine, SYNC_CELL_MESSAGE)
+
+    # --- %agent -------------------------------------------------------------------------
+    @line_magic("agent")
+    def agent_line(self, line: str) -> None:
+        pending = self._line(line)
+        if pending is not None:
+            _run_sync(pending, "Run `%agent compact` alone in its own cell (it waits for the model).")
+
+    def _line(self, line: str) -> Coroutine[Any, Any, None] | None:
+        from nb_agent.jupyter import commands
+
+        try:
+            command = parse_line_command(line)
+        except OptionsError as exc:
+            print(exc.render())
+            return None
+        return commands.dispatch(self.session, command)
+
+
+AgentMagics.agent_cell.__doc__ = cell_usage()
+AgentMagics.agent_line.__doc__ = line_usage()
+
+
+def _run_sync(coroutine: Coroutine[Any, Any, None], message: str) -> None:
+    """Run ``coroutine`` to the end when no loop runs in this thread; else explain and drop it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coroutine)
+        return
+    coroutine.close()
+    print(message)
+
+
+def _magics() -> AgentMagics:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    instance = shell.magics_manager.registry.get("AgentMagics") if shell is not None else None
+    if instance is None:
+        raise RuntimeError("nb_agent is not loaded: run %load_ext nb_agent")
+    return instance
+
+
+async def _run_cell_entry(line: str, body: str) -> None:
+    """What a rewritten ``%%agent`` cell awaits."""
+    await _magics().session.run_cell(line, body)
+
+
+async def _run_line_entry(line: str) -> None:
+    """What a rewritten ``%agent compact`` cell awaits."""
+    pending = _magics()._line(line)
+    if pending is not None:
+        await pending

@@ -1,0 +1,188 @@
+"""Parsing the ``%%agent`` option line and the ``%agent`` subcommands.
+
+Pure argparse and shlex, no IPython: a bad option or an unknown subcommand raises
+:class:`OptionsError` carrying the usage text, which the magic prints (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+"""The engine's permission modes (kept here so parsing needs no engine import)."""
+
+
+class OptionsError(Exception):
+    """The line could not be parsed; ``usage`` is what to show the user."""
+
+    def __init__(self, message: str, *, usage: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.usage = usage
+
+    def render(self) -> str:
+        return f"{self.usage.rstrip()}\n\n{self.message}" if self.message else self.usage.rstrip()
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of exiting the kernel."""
+
+    def error(self, message: str) -> NoReturn:
+        raise OptionsError(f"error: {message}", usage=self.format_help())
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:  # --help
+        raise OptionsError(message or "", usage=self.format_help())
+
+    def print_help(self, file: object = None) -> None:  # argparse prints before exit(): let the caller show it
+        pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellOptions:
+    """The options of one ``%%agent`` cell."""
+
+    model: str | None = None
+    permission_mode: str | None = None
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    max_turns: int | None = None
+    new: bool = False
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def cell_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="%%agent",
+        description="Ask the agent: the cell body is the prompt. Consecutive cells continue one conversation.",
+        add_help=True,
+    )
+    parser.add_argument("--model", metavar="NAME", help="model for this cell (default: AgentMagics.model)")
+    parser.add_argument(
+        "--permission-mode", choices=PERMISSION_MODES, metavar="MODE",
+        help="permission mode for this cell: " + ", ".join(PERMISSION_MODES),
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow", action="append", default=[], metavar="RULE",
+        help='add a session allow rule, e.g. --allow "Bash(git status:*)" (repeatable)',
+    )  # fmt: skip
+    parser.add_argument(
+        "--deny", action="append", default=[], metavar="RULE", help="add a session deny rule (repeatable)"
+    )
+    parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop after N model turns")
+    parser.add_argument("--new", action="store_true", help="start a new conversation first")
+    return parser
+
+
+def cell_usage() -> str:
+    return cell_parser().format_help()
+
+
+def split_line(line: str, *, usage: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:  # unbalanced quotes
+        raise OptionsError(f"error: {exc}", usage=usage) from None
+
+
+def parse_cell_options(line: str) -> CellOptions:
+    """Parse the text after ``%%agent`` on the cell's first line."""
+    parser = cell_parser()
+    ns = parser.parse_args(split_line(line, usage=parser.format_help()))
+    return CellOptions(
+        model=ns.model,
+        permission_mode=ns.permission_mode,
+        allow=list(ns.allow),
+        deny=list(ns.deny),
+        max_turns=ns.max_turns,
+        new=ns.new,
+    )
+
+
+# --- %agent subcommands ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Subcommand:
+    name: str
+    arg: str | None
+    """``required``, ``optional`` or ``None`` (takes nothing)."""
+    help: str
+    metavar: str = ""
+
+
+SUBCOMMANDS: tuple[Subcommand, ...] = (
+    Subcommand(name="status", arg=None, help="model, mode, session, usage, rules (also: %agent with no arguments)"),
+    Subcommand(name="new", arg=None, help="start a new conversation"),
+    Subcommand(name="compact", arg="optional", metavar="[INSTRUCTIONS]", help="summarize the conversation to free context"),
+    Subcommand(name="cost", arg=None, help="tokens and USD cost of this kernel's runs"),
+    Subcommand(name="history", arg=None, help="the current conversation, briefly"),
+    Subcommand(name="sessions", arg=None, help="saved sessions next to this notebook"),
+    Subcommand(name="resume", arg="optional", metavar="[ID]", help="continue a saved session (default: the latest)"),
+    Subcommand(name="allow", arg="required", metavar="RULE", help='add a session allow rule, e.g. Bash(git status:*)'),
+    Subcommand(name="deny", arg="required", metavar="RULE", help="add a session deny rule"),
+    Subcommand(name="mode", arg="required", metavar="MODE", help="set the permission mode: " + ", ".join(PERMISSION_MODES)),
+    Subcommand(name="model", arg="required", metavar="NAME", help="set the model"),
+    Subcommand(name="tools", arg=None, help="the tools the agent can use"),
+    Subcommand(name="notebook", arg="optional", metavar="[PATH]", help="show or set the path of this notebook"),
+    Subcommand(name="help", arg=None, help="this help"),
+)  # fmt: skip
+_BY_NAME = {s.name: s for s in SUBCOMMANDS}
+
+
+def line_usage() -> str:
+    rows = [f"  {s.name} {s.metavar}".rstrip() for s in SUBCOMMANDS]
+    width = max(len(r) for r in rows) + 2
+    lines = ["usage: %agent [SUBCOMMAND] [ARG]", "", "subcommands:"]
+    lines += [f"{row.ljust(width)}{s.help}" for row, s in zip(rows, SUBCOMMANDS)]
+    lines += ["", "Ask the agent with a %%agent cell; %%agent --help lists its options."]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LineCommand:
+    name: str
+    arg: str | None = None
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def parse_line_command(line: str) -> LineCommand:
+    """Parse ``%agent SUBCOMMAND [ARG]``. The argument is the rest of the line, so a
+    rule such as ``Bash(git status:*)`` needs no quoting."""
+    text = line.strip()
+    if not text:
+        return LineCommand(name="status")
+    name, _, rest = text.partition(" ")
+    name = name.strip().lower()
+    if name in ("-h", "--help"):
+        name = "help"
+    sub = _BY_NAME.get(name)
+    if sub is None:
+        raise OptionsError(f"error: unknown subcommand {name!r}", usage=line_usage())
+    arg = _unquote(rest) or None
+    if sub.arg is None and arg is not None:
+        raise OptionsError(f"error: {name} takes no argument (got {arg!r})", usage=line_usage())
+    if sub.arg == "required" and arg is None:
+        raise OptionsError(f"error: {name} needs {sub.metavar}", usage=line_usage())
+    if name == "mode" and arg not in PERMISSION_MODES:
+        raise OptionsError(
+            f"error: unknown permission mode {arg!r}; expected one of {', '.join(PERMISSION_MODES)}", usage=line_usage()
+        )
+    return LineCommand(name=name, arg=arg)

@@ -1,0 +1,574 @@
+"""One agent per kernel: the engine, its tools and policy, and running a ``%%agent`` cell.
+
+:meth:`KernelAgentSession.run_cell` is the coroutine a ``%%agent`` cell awaits (the
+input transformer turns the cell into a top-level ``await``). It builds the engine on
+first use (heavy imports happen here, not at ``%load_ext``), picks a renderer, keeps a
+ticker waking the loop every 40 ms while the run is active (so the kernel's Stop is
+acted on at once and widget updates go out), consumes the engine's events, and ends
+with the static rendering. A kernel interrupt arrives as ``CancelledError``; the
+engine turns it into an abort (tools killed, every tool_use answered, transcript
+saved), and the cell ends with a short notice instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
+from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
+from nb_agent.jupyter.saved_sessions import SessionInfo, list_sessions
+
+if TYPE_CHECKING:
+    from nb_agent.engine import QueryEngine
+    from nb_agent.jupyter.view.run_state import RunState
+
+log = logging.getLogger(__name__)
+
+TICK_S = 0.04
+"""Ticker period: widget flushes and the keep-alive that lets Stop act within a tick."""
+STATE_DIR_NAME = ".nb_agent"
+KERNEL_BRIDGE_KEY = "nb_agent.kernel"
+"""Where the kernel bridge sits in ``ToolSession.extra`` (for tools other than ours)."""
+NOTEBOOK_PROMPT = """\
+# Working in a Jupyter notebook
+You run inside the user's Jupyter kernel; the user talks to you from %%agent cells.
+- ExecuteCode runs Python in the user's own namespace: variables you create are theirs, and theirs are yours. Use it for data work, plots and checks; keep each call short.
+- InspectVariables lists or describes the user's variables without running code; look before recomputing.
+- NotebookEdit edits cells of a .ipynb file (Read it first). The notebook the user has open must be reloaded in the browser after an edit, so prefer ExecuteCode and answers over editing it.
+- The code you run is offered to the user as a new cell below, for reproducibility: write it clean."""
+
+
+def _bash_tools() -> list[Any]:
+    from nb_agent.tools.bash import bash_tools
+
+    return bash_tools()
+
+
+def _file_tools() -> list[Any]:
+    from nb_agent.tools.files import file_tools
+
+    return file_tools()
+
+
+def _tool_search() -> list[Any]:
+    from nb_agent.tools.tool_search import ToolSearchTool
+
+    return [ToolSearchTool()]
+
+
+def default_tools(bridge: Any) -> list[Any]:
+    """The kernel tools, then Bash, the file tools and ToolSearch, each family only if it
+    imports (a broken family is left out with a warning, the rest still work)."""
+    from nb_agent.jupyter.tools import kernel_tools
+
+    tools: list[Any] = list(kernel_tools(bridge))
+    for family in (_bash_tools, _file_tools, _tool_search):
+        try:
+            tools += family()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("%s unavailable: %s", family.__name__.strip("_"), exc)
+    return tools
+
+
+def _kill_background_shells(engine: Any) -> None:
+    try:
+        from nb_agent.tools.bash.background import BackgroundShells
+
+        registry = engine.tool_session.extra.get(BackgroundShells.SESSION_KEY)
+        if isinstance(registry, BackgroundShells):
+            registry.kill_all_now()
+    except Exception:  # noqa: BLE001 - best effort (also runs at exit)
+        pass
+
+
+def _in_kernel(shell: Any) -> bool:
+    return getattr(shell, "kernel", None) is not None
+
+
+class KernelAgentSession:
+    """The per-kernel agent. ``settings`` is the :class:`AgentMagics` (traitlets)."""
+
+    def __init__(self, shell: Any, settings: Any) -> None:
+        self.shell = shell
+        self.settings = settings
+        self.engine: QueryEngine | None = None
+        self.warnings: list[str] = []
+        self.running = False
+        self.last_state: RunState | None = None
+        self._approver: Any = None
+        self._view: Any = None
+        self._bridge: Any = None
+        self._explicit_notebook: Path | None = None
+
+    # --- where things are ------------------------------------------------------------------
+    def notebook_path(self) -> Path | None:
+        """``%agent notebook PATH`` > ``AgentMagics.notebook_path`` > ``JPY_SESSION_NAME``
+        (set by the Jupyter server) > ``__session__`` (ipykernel's copy of it)."""
+        if self._explicit_notebook is not None:
+            return self._explicit_notebook
+        configured = getattr(self.settings, "notebook_path", "")
+        candidates = [configured, os.environ.get("JPY_SESSION_NAME", ""), self.shell.user_ns.get("__session__", "")]
+        for candidate in candidates:
+            if isinstance(candidate, str) and candidate.strip():
+                return _resolve_notebook(candidate.strip())
+        return None
+
+    def set_notebook_path(self, path: str) -> Path:
+        resolved = Path(os.path.expanduser(path))
+        if not resolved.is_absolute():
+            resolved = Path.cwd() / resolved
+        self._explicit_notebook = resolved
+        return resolved
+
+    def state_dir(self) -> Path:
+        configured = getattr(self.settings, "state_dir", "")
+        if configured:
+            return Path(os.path.expanduser(configured))
+        notebook = self.notebook_path()
+        base = notebook.parent if notebook is not None else Path.cwd()
+        return base / STATE_DIR_NAME
+
+    def sessions_dir(self) -> Path:
+        return self.state_dir() / "sessions"
+
+    # --- the engine ---------------------------------------------------------------------------
+    @property
+    def bridge(self) -> Any:
+        if self._bridge is None:
+            from nb_agent.jupyter.tools.bridge import KernelBridge
+
+            self._bridge = KernelBridge(
+                shell=self.shell,
+                notebook_path=self.notebook_path,
+                live_output=self._live_output,
+                before_blocking=self._flush_view,
+            )
+        return self._bridge
+
+    def _system_prompt(self) -> Any:
+        from nb_agent.prompts import SystemPromptParts
+
+        notebook = self.notebook_path()
+        dynamic = [f"The user's notebook: {notebook}"] if notebook else []
+        return SystemPromptParts(append=NOTEBOOK_PROMPT, dynamic_sections=dynamic)
+
+    def _engine_config(self) -> Any:
+        from nb_agent.engine import EngineConfig
+
+        kwargs: dict[str, Any] = {
+            "max_turns": self.settings.max_turns,
+            "cwd": Path.cwd(),
+            "state_dir": self.state_dir(),
+            "system_prompt": self._system_prompt(),
+        }
+        if self.settings.model:
+            kwargs["model"] = self.settings.model
+        return EngineConfig(**kwargs)
+
+    def _valid_rules(self, behavior: str) -> list[str]:
+        """``AgentMagics.allow`` / ``.deny``; a malformed rule is left out with a warning."""
+        from nb_agent.errors import ConfigurationError
+        from nb_agent.permissions.rules import parse_rule
+
+        kept = []
+        for rule in getattr(self.settings, behavior):
+            try:
+                parse_rule(rule, behavior=behavior, source="caller", root=Path.cwd())  # type: ignore[arg-type]
+            except ConfigurationError as exc:
+                self._warn(f"ignored AgentMagics.{behavior} rule {rule!r}: {exc}")
+                continue
+            kept.append(rule)
+        return kept
+
+    def _warn(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)
+
+    def _create_engine(self) -> QueryEngine:
+        """An engine as ``create_engine`` makes it (settings files: rules, hooks, MCP
+        servers), with the kernel tools and this session's approver."""
+        from nb_agent.agent import create_engine
+
+        mode = self.settings.permission_mode
+        engine, warnings = create_engine(
+            config=self._engine_config(),
+            permission_mode=mode if mode != "default" else None,  # let the settings' defaultMode apply
+            allow=self._valid_rules("allow"),
+            deny=self._valid_rules("deny"),
+            tools=default_tools(self.bridge),
+            can_use_tool=self._can_use_tool,
+        )
+        for warning in warnings:
+            self._warn(warning)
+        engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge
+        return engine
+
+    def setting_changed(self, name: str, value: Any) -> None:
+        """An ``AgentMagics`` setting changed: carry it into the engine, if there is one."""
+        engine = self.engine
+        if engine is None:
+            return
+        if name == "model":
+            from nb_agent.engine import default_model
+
+            engine.config.model = value or default_model()
+        elif name == "max_turns":
+            engine.config.max_turns = value
+        elif name == "permission_mode":
+            engine.config.permission_mode = value
+            if hasattr(engine.permission_policy, "set_mode"):
+                engine.permission_policy.set_mode(value)
+
+    def ensure_engine(self) -> QueryEngine:
+        if self.engine is None:
+            self.engine = self._create_engine()
+        return self.engine
+
+    async def _can_use_tool(self, tool: Any, request: Any, ctx: Any) -> Any:
+        if self._approver is None:
+            from nb_agent.permissions.types import PermissionDeny
+
+            return PermissionDeny(
+                message=(
+                    f"{request.message} No one can approve it here: this run has no live view "
+                    "(AgentMagics.render is 'static'). Allow it with %agent allow RULE or a permission mode."
+                )
+            )
+        return await self._approver(tool, request, ctx)
+
+    def _flush_view(self) -> None:
+        flush = getattr(self._view, "flush_now", None)
+        if flush is not None:
+            flush()
+
+    def _live_output(self, tool_name: str, tail: str) -> None:
+        view = self._view
+        if view is not None:
+            view.push_live_output(tool_name, tail)
+
+    # --- sessions --------------------------------------------------------------------------------
+    def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
+        return list_sessions(self.sessions_dir(), limit)
+
+    def resume(self, session_id: str | None = None) -> tuple[SessionInfo, list[str]]:
+        """Continue a saved session (the latest other than the current one by default)."""
+        from nb_agent.engine import QueryEngine
+        from nb_agent.errors import ConfigurationError
+
+        sessions = self.list_sessions(limit=10_000)
+        current = self.engine.session_id if self.engine is not None else None
+        if session_id:
+            matches = [s for s in sessions if s.session_id.startswith(session_id)]
+            if not matches:
+                raise ConfigurationError(f"No saved session {session_id!r} in {self.sessions_dir()}")
+            if len(matches) > 1:
+                raise ConfigurationError(f"{session_id!r} matches {len(matches)} sessions; give more of the id")
+            chosen = matches[0]
+        else:
+            candidates = [s for s in sessions if s.session_id != current and s.messages > 0]
+            if not candidates:
+                raise ConfigurationError(f"No saved session to resume in {self.sessions_dir()}")
+            chosen = candidates[0]
+        # The parts (policy with its session rules, hooks, tool pool and MCP servers) carry over.
+        template = self.engine or self._create_engine()
+        engine, warnings = QueryEngine.resume(
+            chosen.path,
+            config=template.config,
+            tools=template.tools,
+            tool_pool=template.tool_pool,
+            hooks=template.hooks,
+            permission_policy=template.permission_policy,
+            can_use_tool=self._can_use_tool,
+        )
+        engine.tool_session.additional_directories = list(template.tool_session.additional_directories)
+        engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge
+        _kill_background_shells(template)
+        template.close()
+        self.engine = engine
+        return chosen, warnings
+
+    # --- running a cell ------------------------------------------------------------------------
+    async def run_cell(self, line: str, body: str) -> None:
+        from nb_agent.jupyter.options import OptionsError, parse_cell_options
+
+        try:
+            options = parse_cell_options(line)
+        except OptionsError as exc:
+            print(exc.render())
+            return
+        prompt = body.strip("\n")
+        if not prompt.strip():
+            print("Write your request in the cell, below the %%agent line.")
+            return
+        if self.running:
+            print("An agent run is already active in this kernel; wait for it or interrupt it.")
+            return
+        self.running = True
+        try:
+            await self._run(prompt, options)
+        finally:
+            self.running = False
+            self._approver = None
+            self._view = None
+
+    async def _run(self, prompt: str, options: Any) -> None:
+        from nb_agent.jupyter.view.run_state import RunState
+
+        state = RunState(model=options.model or self.settings.model, tool_lookup=self._tool_named, is_denied=self._was_denied)
+        self.last_state = state
+        usage_before: list[Any] = []
+        # The view first: the first run's heavy imports (the engine) happen behind it.
+        view = self._make_view(state, lambda: self._status(state, usage_before[0] if usage_before else None))
+        ticker = asyncio.ensure_future(self._ticker(view))
+        sigint = TerminalInterrupt() if not _in_kernel(self.shell) else None
+        restore: Callable[[], None] = lambda: None  # noqa: E731
+        try:
+            if sigint is not None:
+                sigint.install(asyncio.current_task())
+            try:
+                engine = self._prepare(options)
+            except Exception as exc:  # noqa: BLE001 - e.g. a broken settings file: said on the view
+                log.debug("could not start the agent", exc_info=True)
+                result, interrupted, error = None, False, f"{type(exc).__name__}: {exc}"
+            else:
+                restore = self._apply_overrides(engine, options)
+                usage_before.append(engine.usage.total)
+                result, interrupted, error = await self._consume(engine, state, prompt)
+        finally:
+            if sigint is not None:
+                sigint.remove()
+            ticker.cancel()
+            restore()
+        if result is not None:
+            interrupted = interrupted or result.subtype == "interrupted"
+            if result.is_error and not interrupted and result.error and not _shown(state, result.error):
+                error = error or result.error
+        if interrupted:
+            uncancel_current_task()
+        state.finish(result=result, interrupted=interrupted, error=error)
+        self._finish_view(view, state)
+        self._offer_code_cell(state)
+        if interrupted:
+            raise AgentInterrupted
+        if result is None or result.subtype == "error_during_execution":
+            raise AgentRunFailed(error or (result.error if result is not None else None) or "see the messages above")
+
+    def _prepare(self, options: Any) -> Any:
+        engine = self.ensure_engine()
+        if options.new:
+            engine.new_conversation()
+        for rule in options.allow:
+            self._add_rule("allow", rule)
+        for rule in options.deny:
+            self._add_rule("deny", rule)
+        engine.config.system_prompt = self._system_prompt()  # the notebook path may have changed
+        return engine
+
+    async def _consume(self, engine: Any, state: Any, prompt: str) -> tuple[Any, bool, str | None]:
+        """Feed the engine's events to ``state``: ``(result, interrupted, error)``."""
+        from nb_agent.engine import EngineResult
+
+        result: Any = None
+        try:
+            async for event in engine.submit_message(prompt, attachments=self._attachments()):
+                if isinstance(event, EngineResult):
+                    result = event
+                else:
+                    state.on_event(event)
+        except asyncio.CancelledError:
+            # The cancellation escaped the engine (it saved what it had on the way out).
+            engine.interrupt()
+            uncancel_current_task()
+            return result, True, None
+        except Exception as exc:  # noqa: BLE001 - shown on the view; the kernel keeps running
+            log.debug("agent run failed", exc_info=True)
+            return result, False, f"{type(exc).__name__}: {exc}"
+        return result, False, None
+
+    def _tool_named(self, name: str) -> Any:
+        engine = self.engine
+        return next((t for t in engine.tools if t.name == name), None) if engine is not None else None
+
+    def _was_denied(self, tool_use_id: str) -> bool:
+        engine = self.engine
+        return engine is not None and any(d.tool_use_id == tool_use_id for d in engine.permission_denials)
+
+    def _add_rule(self, behavior: str, rule: str) -> None:
+        from nb_agent.errors import ConfigurationError
+
+        engine = self.ensure_engine()
+        try:
+            engine.permission_policy.add_session_rule(behavior, rule)  # type: ignore[arg-type]
+        except (ConfigurationError, NotImplementedError) as exc:
+            print(f"Ignored the {behavior} rule {rule!r}: {exc}")
+
+    def _apply_overrides(self, engine: Any, options: Any) -> Callable[[], None]:
+        config = engine.config
+        policy = engine.permission_policy
+        saved = (config.model, config.max_turns, config.permission_mode, getattr(policy, "mode", None))
+        if options.model:
+            config.model = options.model
+        if options.max_turns:
+            config.max_turns = options.max_turns
+        if options.permission_mode:
+            config.permission_mode = options.permission_mode
+            if hasattr(policy, "set_mode"):
+                policy.set_mode(options.permission_mode)
+
+        def restore() -> None:
+            config.model, config.max_turns, config.permission_mode = saved[:3]
+            if options.permission_mode and saved[3] is not None:
+                policy.set_mode(saved[3])
+
+        return restore
+
+    def _attachments(self) -> list[Any]:
+        if not self.settings.attach_variables:
+            return []
+        from nb_agent.jupyter.tools.inspect_variables import variables_summary
+        from nb_agent.messages import AttachmentMessage
+
+        try:
+            summary = variables_summary(self.shell)
+        except Exception:  # noqa: BLE001 - a strange object in the namespace must not block the run
+            log.debug("variables summary failed", exc_info=True)
+            return []
+        return [AttachmentMessage(kind="variables", content=summary)] if summary else []
+
+    def _render_mode(self) -> str:
+        mode = self.settings.render
+        if mode == "auto":
+            return "widgets" if _in_kernel(self.shell) else "text"
+        return mode
+
+    def _make_view(self, state: Any, status: Callable[[], Any]) -> Any:
+        mode = self._render_mode()
+        if mode == "widgets":
+            try:
+                from nb_agent.jupyter.view.agent_view import WidgetAgentView
+
+                view = WidgetAgentView(state, status=status, max_updates_per_s=self.settings.max_updates_per_second)
+                view.show()
+                self._view, self._approver = view, view.approver
+                return view
+            except ImportError as exc:
+                self.warnings.append(f"live widgets unavailable ({exc}); showing plain text")
+                mode = "text"
+        if mode == "text":
+            from nb_agent.jupyter.text_view import TextAgentView, TextApprover
+
+            view = TextAgentView(state)
+            self._view, self._approver = view, TextApprover(view)
+            return view
+        self._view, self._approver = None, None
+        return NoView()
+
+    def _finish_view(self, view: Any, state: Any) -> None:
+        from nb_agent.jupyter.static_render import static_bundle
+
+        bundle = static_bundle(state)
+        if isinstance(view, NoView):
+            from IPython.display import display
+
+            display(bundle, raw=True)
+        else:
+            view.finish(bundle)
+
+    async def _ticker(self, view: Any) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            try:
+                view.tick()
+            except Exception:  # noqa: BLE001 - a display glitch must not end the run
+                log.debug("view tick failed", exc_info=True)
+
+    def _status(self, state: Any, usage_before: Any) -> Any:
+        from nb_agent.jupyter.view.status_line import StatusSnapshot
+
+        phase = "running"
+        if any(c.status == "waiting for approval" for c in state.cards):
+            phase = "waiting for approval"
+        if state.ended_at is not None:
+            phase = "interrupted" if state.interrupted else "done"
+        engine = self.engine
+        if engine is None or usage_before is None:
+            return StatusSnapshot(
+                model=state.model, turn=0, input_tokens=0, output_tokens=0, context_tokens=0,
+                context_window=self.settings.context_window, elapsed_s=state.elapsed(), phase=phase,
+            )  # fmt: skip
+        total = engine.usage.total
+        return StatusSnapshot(
+            model=state.model or engine.config.model,
+            turn=state.turn,
+            input_tokens=total.context_tokens - usage_before.context_tokens,
+            output_tokens=total.output_tokens - usage_before.output_tokens,
+            context_tokens=engine.usage.last_request.context_tokens,
+            context_window=self.settings.context_window,
+            session_cost_usd=engine.usage.cost_usd,
+            elapsed_s=state.elapsed(),
+            phase=phase,
+        )
+
+    def _offer_code_cell(self, state: Any) -> None:
+        if not self.settings.insert_code_cell:
+            return
+        snippets = [
+            c.input["code"].strip("\n")
+            for c in state.cards
+            if c.name == "ExecuteCode" and c.status == "done" and isinstance(c.input.get("code"), str)
+        ]
+        if not snippets:
+            return
+        text = "# Code the agent ran in the cell above\n" + "\n\n".join(snippets) + "\n"
+        try:
+            self.shell.set_next_input(text)
+        except Exception:  # noqa: BLE001 - a frontend that cannot take it just does not get it
+            log.debug("set_next_input failed", exc_info=True)
+
+    # --- shutdown --------------------------------------------------------------------------------
+    def close(self) -> None:
+        """At kernel shutdown: kill background shells, close the transcript."""
+        engine = self.engine
+        if engine is None:
+            return
+        _kill_background_shells(engine)
+        try:
+            engine.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+
+
+def _resolve_notebook(raw: str) -> Path:
+    """An absolute notebook path. The server may give it relative to its root, while the
+    kernel runs in the notebook's directory: then the file is found by its name here."""
+    path = Path(os.path.expanduser(raw))
+    if path.is_absolute():
+        return path
+    here = Path.cwd() / path
+    if not here.exists() and (Path.cwd() / path.name).exists():
+        return Path.cwd() / path.name
+    return here
+
+
+def _shown(state: Any, text: str) -> bool:
+    from nb_agent.jupyter.view.run_state import Notice
+
+    return any(isinstance(i, Notice) and text in i.text for i in state.items)
+
+
+class NoView:
+    """``render = "static"``: nothing live, only the final static rendering."""
+
+    def tick(self) -> int:
+        return 0
+
+    def push_live_output(self, tool_name: str, tail: str) -> None:
+        pass
+
+
+__all__ = ["AgentInterrupted", "AgentRunFailed", "KernelAgentSession", "default_tools"]

@@ -1,0 +1,152 @@
+"""The final, static form of a run: Markdown, HTML and plain text, no widgets.
+
+It replaces the live view when the run ends (same display id), so a saved or
+nbconvert-rendered notebook shows it. It holds no timings, costs or ids: re-executing
+a notebook with the same answers gives the same output.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from nb_agent.jupyter.view.markdown_stream import render_markdown
+from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
+
+STATUS_ICONS = {
+    "done": "✓",
+    "error": "✗",
+    "denied": "⊘",
+    "interrupted": "⏹",
+    "queued": "…",
+    "running": "…",
+    "waiting for approval": "?",
+}
+MAX_RESULT_PREVIEW_CHARS = 2_000
+MAX_STATIC_IMAGES = 4
+MAX_STATIC_IMAGE_CHARS = 700_000
+INTERRUPTED_NOTICE = "Interrupted by user. The transcript was saved; the next cell continues the conversation."
+
+
+def _tool_line(card: ToolCall) -> str:
+    preview = input_preview(card, limit=120).replace("`", "'")
+    arg = f" `{preview}`" if preview else ""
+    note = ""
+    answer = card.approval.answer if card.approval is not None else None
+    if answer == "allow":
+        note = " (allowed by you)"
+    elif answer == "always_allow":
+        rule = card.approval.suggested_rule if card.approval else None
+        note = f" (always allowed: `{rule}`)" if rule else " (always allowed)"
+    elif answer == "deny":
+        feedback = card.approval.feedback if card.approval else ""
+        note = f" (denied by you: {feedback})" if feedback else " (denied by you)"
+    return f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{note}"
+
+
+def _notice_prefix(notice: Notice) -> str:
+    return {"error": "**Error:** ", "warning": "**Warning:** "}.get(notice.level, "")
+
+
+def render_markdown_text(state: RunState) -> str:
+    """The run as Markdown: answer text in order, tool calls as a compact list, notices."""
+    parts: list[str] = []
+    tools: list[str] = []
+
+    def flush_tools() -> None:
+        if tools:
+            parts.append("\n".join(f"- {line}" for line in tools))
+            tools.clear()
+
+    for item in state.items:
+        if isinstance(item, ToolCall):
+            tools.append(_tool_line(item))
+            continue
+        if isinstance(item, TextBlock):
+            if item.kind != "text" or not item.text.strip():
+                continue
+            flush_tools()
+            parts.append(item.text.strip("\n"))
+        elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
+            flush_tools()
+            parts.append(f"> {_notice_prefix(item)}{item.text}")
+    flush_tools()
+    if state.interrupted:
+        parts.append(f"> ⏹ {INTERRUPTED_NOTICE}")
+    return "\n\n".join(parts) if parts else "_(no answer)_"
+
+
+def _result_details(card: ToolCall) -> str:
+    text = card.result_text
+    if len(text) > MAX_RESULT_PREVIEW_CHARS:
+        text = text[:MAX_RESULT_PREVIEW_CHARS] + f"\n… ({len(card.result_text) - MAX_RESULT_PREVIEW_CHARS:,} more characters)"
+    if not text.strip():
+        return ""
+    return (
+        "<details><summary>result</summary>"
+        f'<pre style="white-space:pre-wrap;max-height:20em;overflow:auto">{html.escape(text)}</pre></details>'
+    )
+
+
+def _card_html(card: ToolCall, images_left: list[int]) -> str:
+    line = html.escape(_tool_line(card).replace("**", "").replace("`", ""))
+    body = _result_details(card)
+    pictures = ""
+    for media_type, data in card.result_images:
+        if images_left[0] <= 0 or len(data) > MAX_STATIC_IMAGE_CHARS:
+            continue
+        images_left[0] -= 1
+        pictures += f'<div><img style="max-width:100%" src="data:{html.escape(media_type)};base64,{data}"/></div>'
+    return f'<li class="nb-agent-tool nb-agent-{card.status.replace(" ", "-")}">{line}{body}{pictures}</li>'
+
+
+def render_html(state: RunState) -> str:
+    parts: list[str] = []
+    tools: list[str] = []
+    images_left = [MAX_STATIC_IMAGES]
+
+    def flush_tools() -> None:
+        if tools:
+            parts.append('<ul class="nb-agent-tools" style="list-style:none;padding-left:0.5em">' + "".join(tools) + "</ul>")
+            tools.clear()
+
+    for item in state.items:
+        if isinstance(item, ToolCall):
+            tools.append(_card_html(item, images_left))
+        elif isinstance(item, TextBlock):
+            if item.kind != "text" or not item.text.strip():
+                continue
+            flush_tools()
+            parts.append(render_markdown(item.text))
+        elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
+            flush_tools()
+            color = {"error": "#b00020", "warning": "#8a6d00"}.get(item.level, "#555")
+            parts.append(f'<p style="color:{color}">{html.escape(item.text)}</p>')
+    flush_tools()
+    if state.interrupted:
+        parts.append(f'<p style="color:#b00020">⏹ {html.escape(INTERRUPTED_NOTICE)}</p>')
+    return '<div class="nb-agent-result">' + ("".join(parts) or "<p><em>(no answer)</em></p>") + "</div>"
+
+
+def render_plain(state: RunState) -> str:
+    lines: list[str] = []
+    for item in state.items:
+        if isinstance(item, TextBlock) and item.kind == "text" and item.text.strip():
+            lines.append(item.text.strip("\n"))
+        elif isinstance(item, ToolCall):
+            preview = input_preview(item, limit=120)
+            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}")
+        elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
+            lines.append(f"[{item.level}] {item.text}")
+    if state.interrupted:
+        lines.append(f"⏹ {INTERRUPTED_NOTICE}")
+    return "\n\n".join(lines) or "(no answer)"
+
+
+def static_bundle(state: RunState) -> dict[str, Any]:
+    """The MIME bundle that replaces the live view."""
+    return {
+        "text/html": render_html(state),
+        "text/markdown": render_markdown_text(state),
+        "text/plain": render_plain(state),
+    }

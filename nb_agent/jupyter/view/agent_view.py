@@ -1,0 +1,275 @@
+"""The live widget view of a run: a VBox of text blocks, thinking, tool cards, notices and
+the status line, fed by a :class:`RunState` and paced by an :class:`UpdateScheduler`.
+
+State changes only mark widgets dirty; the run's ticker calls :meth:`tick` (about every
+40 ms), which renders what is due within the comm-message budget. When the run ends,
+:meth:`finish` replaces the whole view, under the same display id, by the static
+rendering and closes the widgets.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nb_agent.jupyter.view.approval import ApprovalRow, WidgetApprover
+from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall
+from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
+from nb_agent.jupyter.view.throttle import CommBudget, UpdateScheduler
+from nb_agent.jupyter.view.tool_card import card_html, notice_html, thinking_html
+
+STATUS_KEY = "status"
+STRUCTURE_KEY = "structure"
+STATUS_INTERVAL_S = 0.5
+CARD_INTERVAL_S = 0.2
+CARD_TIMER_S = 1.0
+WIDGET_COST = 2
+"""Comm messages a widget costs over its life: its ``comm_open`` and its ``comm_close``."""
+
+
+_SHARED: dict[str, Any] = {}
+
+
+def _shared_widgets() -> tuple[dict[str, Any], int]:
+    """Layouts and styles every view shares, made once per kernel (never closed), so a
+    run costs no comm messages for them. Returns them and how many were (re)made now."""
+    import ipywidgets as w
+    from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
+
+    factories = {
+        "layout": w.Layout,
+        "row_layout": lambda: w.Layout(flex_flow="row wrap", align_items="center"),
+        "html_style": HTMLStyle,
+        "button_style": w.ButtonStyle,
+        "text_style": TextStyle,
+    }
+    created = 0
+    for name, factory in factories.items():
+        widget = _SHARED.get(name)
+        if widget is None or getattr(widget, "comm", None) is None:
+            _SHARED[name] = factory()
+            created += 1
+    return _SHARED, created
+
+
+@dataclass(eq=False)
+class _ItemWidgets:
+    outer: Any
+    """What goes into the view's children."""
+    content: Any
+    """The HTML widget whose value is updated."""
+    extra: list[Any] = field(default_factory=list)
+
+
+class WidgetAgentView:
+    """Renders a :class:`RunState` into widgets; its :attr:`approver` asks on the cards."""
+
+    def __init__(
+        self,
+        state: RunState,
+        *,
+        status: Callable[[], StatusSnapshot],
+        max_updates_per_s: float = 25.0,
+        max_messages_per_s: float = 25.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        import ipywidgets as w
+
+        self._w = w
+        self.state = state
+        self._status = status
+        self._clock = clock
+        self._shared, created = _shared_widgets()
+        self.status_widget = w.HTML(value=status_html(status()), layout=self._shared["layout"], style=self._shared["html_style"])
+        self.root = w.VBox(children=[self.status_widget], layout=self._shared["layout"])
+        self.scheduler = UpdateScheduler(
+            self._render,
+            max_flushes_per_s=max_updates_per_s,
+            budget=CommBudget(rate=max_messages_per_s, clock=clock),
+            clock=clock,
+        )
+        # Charged now: the shared widgets' opens, and the root's and status line's opens
+        # and eventual closes, so a short run's traffic is bounded too.
+        self.scheduler.budget.spend(created + 2 * WIDGET_COST)
+        self._items: dict[int, Item] = {}
+        self._widgets: dict[int, _ItemWidgets] = {}
+        self._approvals: dict[int, ApprovalRow] = {}
+        self._closing: list[Any] = []
+        self.approver = WidgetApprover(self)
+        self.handle: Any = None
+        self.finished = False
+        state.listeners.append(self._on_change)
+
+    # --- display ----------------------------------------------------------------------
+    def show(self) -> None:
+        from IPython.display import display
+
+        self.handle = display(self.root, display_id=True)
+
+    def finish(self, bundle: dict[str, Any]) -> None:
+        """Replace the live view by ``bundle`` (same display id) and close the widgets."""
+        if self.finished:
+            return
+        self.finished = True
+        if self._on_change in self.state.listeners:
+            self.state.listeners.remove(self._on_change)
+        if self.handle is not None:
+            self.handle.update(bundle, raw=True)
+        else:
+            from IPython.display import display
+
+            display(bundle, raw=True)
+        self.close()
+
+    def close(self) -> None:
+        widgets: list[Any] = [self.root, self.status_widget, *self._closing]
+        for item_widgets in self._widgets.values():
+            widgets += [item_widgets.outer, item_widgets.content, *item_widgets.extra]
+        for row in self._approvals.values():
+            widgets += row.widgets
+        seen: set[int] = set()
+        for widget in widgets:
+            if id(widget) in seen:
+                continue
+            seen.add(id(widget))
+            try:
+                widget.close()
+            except Exception:  # noqa: BLE001 - closing is best effort
+                pass
+        self._widgets.clear()
+        self._approvals.clear()
+
+    # --- pacing -----------------------------------------------------------------------
+    def tick(self) -> int:
+        """Called by the run's ticker: schedule the timers, render what is due."""
+        if self.finished:
+            return 0
+        now = self._clock()
+        self.scheduler.mark(STATUS_KEY, min_interval=STATUS_INTERVAL_S)
+        for card in self.state.cards:
+            if not card.finished and card.key in self._widgets and now - self.scheduler.last_rendered(card.key) >= CARD_TIMER_S:
+                self.scheduler.mark(card.key)
+        return self.scheduler.tick(now)
+
+    def flush_now(self) -> None:
+        """Render everything pending now, whatever the pacing (before a blocking wait)."""
+        self.scheduler.tick(force=True)
+
+    def _on_change(self, what: str, item: Item) -> None:
+        if what == "remove":
+            self._items.pop(item.key, None)
+            self.scheduler.forget(item.key)
+            widgets = self._widgets.pop(item.key, None)
+            if widgets is not None:
+                self._closing += [widgets.outer, widgets.content, *widgets.extra]
+            self.scheduler.mark(STRUCTURE_KEY)
+            return
+        self._items[item.key] = item
+        self.scheduler.mark(item.key, min_interval=CARD_INTERVAL_S if isinstance(item, ToolCall) else 0.0)
+
+    # --- rendering --------------------------------------------------------------------
+    def _render(self, key: Hashable) -> int:
+        if key == STATUS_KEY:
+            self.status_widget.value = status_html(self._status())
+            return 1
+        if key == STRUCTURE_KEY:
+            return self._sync_children()
+        item = self._items.get(key)  # type: ignore[arg-type]
+        if item is None:
+            return 0
+        widgets = self._widgets.get(item.key)
+        if widgets is None:
+            return self._create(item) + self._sync_children()
+        widgets.content.value = self._html(item)
+        sent = 1
+        if isinstance(item, ToolCall):
+            sent += self._sync_approval(item, widgets)
+        return sent
+
+    def _html(self, item: Item) -> str:
+        if isinstance(item, TextBlock):
+            return item.stream.html() if item.kind == "text" else thinking_html(item.text)
+        if isinstance(item, ToolCall):
+            return card_html(item, self._clock())
+        assert isinstance(item, Notice)
+        return notice_html(item.level, item.text)
+
+    def _new_html(self, value: str) -> Any:
+        return self._w.HTML(value=value, layout=self._shared["layout"], style=self._shared["html_style"])
+
+    def _create(self, item: Item) -> int:
+        w = self._w
+        content = self._new_html(self._html(item))
+        if isinstance(item, TextBlock) and item.kind == "thinking":
+            outer = w.Accordion(children=[content], titles=("Thinking",), selected_index=None, layout=self._shared["layout"])
+            self._widgets[item.key] = _ItemWidgets(outer=outer, content=content)
+            return 2 * WIDGET_COST
+        if isinstance(item, ToolCall):
+            outer = w.VBox(children=[content], layout=self._shared["layout"])
+            self._widgets[item.key] = _ItemWidgets(outer=outer, content=content)
+            return 2 * WIDGET_COST + self._sync_approval(item, self._widgets[item.key])
+        self._widgets[item.key] = _ItemWidgets(outer=content, content=content)
+        return WIDGET_COST
+
+    def _sync_children(self) -> int:
+        children = [self._widgets[i.key].outer for i in self.state.items if i.key in self._widgets]
+        children.append(self.status_widget)
+        sent = 0
+        if tuple(children) != tuple(self.root.children):
+            self.root.children = children
+            sent += 1
+        for widget in self._closing:  # their closes were charged when they were made
+            try:
+                widget.close()
+            except Exception:  # noqa: BLE001
+                pass
+        self._closing.clear()
+        return sent
+
+    # --- approvals --------------------------------------------------------------------
+    def _sync_approval(self, card: ToolCall, widgets: _ItemWidgets) -> int:
+        row = self._approvals.get(card.key)
+        if card.approval is None or row is None:
+            return 0
+        if row.box not in widgets.outer.children:
+            widgets.outer.children = [widgets.content, row.box]
+            widgets.extra = row.widgets
+            return 1 + ApprovalRow.WIDGETS * WIDGET_COST
+        return 0
+
+    def show_approval(self, card: ToolCall, deliver: Callable[[Any, str], None]) -> ApprovalRow:
+        row = ApprovalRow(suggested_rule=card.approval.suggested_rule if card.approval else None, on_answer=deliver, shared=self._shared)
+        self._approvals[card.key] = row
+        self._items[card.key] = card
+        self.scheduler.mark(card.key)
+        self.scheduler.mark(STATUS_KEY)
+        self.flush_now()  # the user must see the buttons now, whatever the pacing
+        return row
+
+    def approval_row(self, tool_use_id: str) -> ApprovalRow | None:
+        card = self.state.card(tool_use_id)
+        return self._approvals.get(card.key) if card is not None else None
+
+    def approval_answered(self, card: ToolCall, answer: Any, feedback: str) -> None:
+        self.state.answer(card, answer, feedback)
+        row = self._approvals.get(card.key)
+        if row is not None:
+            self.scheduler.budget.spend(row.disable())
+        self.scheduler.mark(STATUS_KEY)
+        self.flush_now()  # the answer shows on the card at once
+
+    def approval_cancelled(self, card: ToolCall) -> None:
+        row = self._approvals.get(card.key)
+        if row is not None and not self.finished:
+            self.scheduler.budget.spend(row.disable())
+
+    # --- live output while the loop is blocked ----------------------------------------
+    def push_live_output(self, tool_name: str, tail: str) -> None:
+        for card in reversed(self.state.cards):
+            if card.name == tool_name and card.status == "running":
+                card.progress = {"output_tail": tail}
+                self.state.changed(card)
+                self.scheduler.tick()
+                return

@@ -1,0 +1,159 @@
+"""Approval: the Allow / Always allow / Deny row on a tool card, and the callback that
+waits for it (a ``CanUseTool``).
+
+A click may be handled on a thread other than the event loop's (JupyterLab sends comm
+messages over a kernel subshell), so the click only records the answer once (under a
+lock) and hands it to the loop with ``call_soon_threadsafe``; the loop updates the card
+and resolves the future. Feedback is given by updating widgets, never by printing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from nb_agent.permissions.types import PermissionAllow, PermissionDeny, PermissionRequest, PermissionResult
+
+if TYPE_CHECKING:
+    from nb_agent.jupyter.view.agent_view import WidgetAgentView
+
+Answer = Literal["allow", "always_allow", "deny"]
+
+REJECT_MESSAGE = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+    "the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+)
+REJECT_WITH_FEEDBACK_PREFIX = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+    "the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+)
+BUTTON_LABELS: dict[Answer, str] = {"allow": "Allow", "always_allow": "Always allow", "deny": "Deny"}
+FEEDBACK_PLACEHOLDER = "Feedback for the model if you deny (optional)"
+
+
+def deny_message(feedback: str) -> str:
+    feedback = feedback.strip()
+    return REJECT_WITH_FEEDBACK_PREFIX + feedback if feedback else REJECT_MESSAGE
+
+
+def permission_result(answer: Answer, feedback: str, request: PermissionRequest) -> PermissionResult:
+    if answer == "allow":
+        return PermissionAllow()
+    if answer == "always_allow":
+        return PermissionAllow(rule_to_add=request.suggested_rule)
+    return PermissionDeny(message=deny_message(feedback))
+
+
+class ApprovalRow:
+    """The three buttons, the rule Always allow would add, and a feedback text box."""
+
+    def __init__(
+        self,
+        *,
+        suggested_rule: str | None,
+        on_answer: Callable[[Answer, str], None],
+        shared: dict[str, Any],
+    ) -> None:
+        import ipywidgets as w
+
+        self._on_answer = on_answer
+        self._lock = threading.Lock()
+        self._answered = False
+        layout, button_style, text_style, html_style = (
+            shared["layout"], shared["button_style"], shared["text_style"], shared["html_style"]
+        )  # fmt: skip
+        self.buttons: dict[Answer, Any] = {
+            "allow": w.Button(description="Allow", button_style="success", layout=layout, style=button_style),
+            "always_allow": w.Button(
+                description="Always allow",
+                button_style="info",
+                tooltip=f"Adds the session rule {suggested_rule}" if suggested_rule else "No rule fits this call",
+                disabled=suggested_rule is None,
+                layout=layout,
+                style=button_style,
+            ),
+            "deny": w.Button(description="Deny", button_style="danger", layout=layout, style=button_style),
+        }
+        rule_text = f"adds <code>{html.escape(suggested_rule)}</code>" if suggested_rule else "(no rule to add)"
+        self.rule = w.HTML(value=f'<span style="font-size:0.85em;color:#555">{rule_text}</span>', layout=layout, style=html_style)
+        self.feedback = w.Text(placeholder=FEEDBACK_PLACEHOLDER, layout=layout, style=text_style, continuous_update=True)
+        for answer, button in self.buttons.items():
+            button.on_click(lambda _button, answer=answer: self._clicked(answer))
+        self.box = w.HBox(
+            [self.buttons["allow"], self.buttons["always_allow"], self.rule, self.buttons["deny"], self.feedback],
+            layout=shared["row_layout"],
+        )
+
+    @property
+    def widgets(self) -> list[Any]:
+        return [*self.buttons.values(), self.rule, self.feedback, self.box]
+
+    WIDGETS = 6
+    """Widgets the row is made of (its styles and layouts are shared)."""
+
+    def _clicked(self, answer: Answer) -> None:
+        with self._lock:
+            if self._answered:
+                return
+            self._answered = True
+        feedback = self.feedback.value if answer == "deny" else ""
+        self._on_answer(answer, feedback or "")
+
+    @property
+    def answered(self) -> bool:
+        return self._answered
+
+    def click(self, answer: Answer, feedback: str = "") -> None:
+        """Answer programmatically (tests, keyboard shortcuts)."""
+        if feedback:
+            self.feedback.value = feedback
+        self.buttons[answer].click()
+
+    def disable(self) -> int:
+        """Disable every control; returns the comm messages sent."""
+        with self._lock:
+            self._answered = True
+        sent = 0
+        for widget in (*self.buttons.values(), self.feedback):
+            if not widget.disabled:
+                widget.disabled = True
+                sent += 1
+        return sent
+
+
+class WidgetApprover:
+    """``CanUseTool`` that asks on the tool's card and waits for a click."""
+
+    def __init__(self, view: WidgetAgentView) -> None:
+        self.view = view
+
+    async def __call__(self, tool: Any, request: PermissionRequest, ctx: Any) -> PermissionResult:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[tuple[Answer, str]] = loop.create_future()
+        card = self.view.state.ask(
+            request.tool_use_id,
+            name=request.tool_name,
+            input=request.input,
+            message=request.message,
+            suggested_rule=request.suggested_rule,
+        )
+
+        def settle(answer: Answer, feedback: str) -> None:  # on the loop's thread
+            if future.done():
+                return
+            self.view.approval_answered(card, answer, feedback)
+            future.set_result((answer, feedback))
+
+        def deliver(answer: Answer, feedback: str) -> None:  # on any thread
+            loop.call_soon_threadsafe(settle, answer, feedback)
+
+        self.view.show_approval(card, deliver)
+        try:
+            answer, feedback = await future
+        except asyncio.CancelledError:
+            self.view.approval_cancelled(card)
+            raise
+        return permission_result(answer, feedback, request)

@@ -1,0 +1,129 @@
+"""Streaming Markdown to HTML without re-rendering a long answer on every update.
+
+The text so far is cut at the last *stable* boundary: a blank line outside a fenced
+code block. Everything before it is rendered once, chunk by chunk, and its HTML cached;
+each update renders only the tail after it. Chunk-wise rendering can differ from a
+whole-text render in corner cases (a loose list split at a blank line), so a finished
+block is rendered whole once, and the static rendering always renders whole.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    # html=False: raw HTML in the model's answer is shown as text, never injected.
+    return MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
+
+
+def render_markdown(text: str) -> str:
+    """Markdown to HTML (CommonMark plus tables and strikethrough; raw HTML escaped)."""
+    return _markdown().render(text)
+
+
+class MarkdownStream:
+    """Accumulates streamed text; :meth:`html` returns the rendering of all of it."""
+
+    def __init__(self, render: Any = render_markdown) -> None:
+        self._render = render
+        self._parts: list[str] = []
+        self._text = ""
+        self._scan_pos = 0
+        """Where the boundary scan stopped (always at a line start)."""
+        self._fence: str | None = None
+        """The opening fence (e.g. ``````` ``` ```````) while inside a fenced block."""
+        self._stable_end = 0
+        """Length of the prefix whose HTML is cached."""
+        self._pending_boundary = 0
+        """The furthest stable boundary found so far (rendered lazily by :meth:`html`)."""
+        self._stable_html: list[str] = []
+        self._final: str | None = None
+        self._final_html: str | None = None
+        self.renders = 0
+        """How many times the Markdown renderer ran (tests check the cache with it)."""
+
+    @property
+    def text(self) -> str:
+        if self._final is not None:
+            return self._final
+        if self._parts:
+            self._text += "".join(self._parts)
+            self._parts.clear()
+        return self._text
+
+    def append(self, delta: str) -> None:
+        if self._final is None and delta:
+            self._parts.append(delta)
+
+    def finish(self, text: str | None = None) -> None:
+        """The block is complete; ``text`` (the exact final text) replaces the streamed one."""
+        self._final = self.text if text is None else text
+        self._final_html = None
+
+    @property
+    def finished(self) -> bool:
+        return self._final is not None
+
+    def _scan(self, text: str) -> None:
+        """Advance over complete lines, tracking fences and stable boundaries."""
+        pos = self._scan_pos
+        while True:
+            newline = text.find("\n", pos)
+            if newline < 0:
+                break
+            line = text[pos:newline]
+            match = _FENCE.match(line)
+            if self._fence is None:
+                if match:
+                    self._fence = match.group(1)
+                elif not line.strip():
+                    if newline + 1 >= len(text):
+                        break  # what follows the blank line decides; look again later
+                    if not text[newline + 1].isspace():
+                        # a blank line followed by an unindented line: a block boundary
+                        self._pending_boundary = newline + 1
+            elif match and match.group(1)[0] == self._fence[0] and len(match.group(1)) >= len(self._fence):
+                self._fence = None
+                if not line[match.end() :].strip():
+                    self._pending_boundary_after_fence(newline + 1, text)
+            pos = newline + 1
+        self._scan_pos = pos
+
+    def _pending_boundary_after_fence(self, end: int, text: str) -> None:
+        # Right after a closing fence is also a safe cut (the fence is a whole block).
+        if end <= len(text):
+            self._pending_boundary = end
+
+    def html(self) -> str:
+        """The HTML of the text so far (cached stable prefix + freshly rendered tail)."""
+        if self._final is not None:
+            if self._final_html is None:
+                self._final_html = self._render(self._final)
+                self.renders += 1
+            return self._final_html
+        text = self.text
+        self._scan(text)
+        if self._pending_boundary > self._stable_end:
+            chunk = text[self._stable_end : self._pending_boundary]
+            self._stable_html.append(self._render(chunk))
+            self.renders += 1
+            self._stable_end = self._pending_boundary
+        tail = text[self._stable_end :]
+        tail_html = ""
+        if tail.strip():
+            tail_html = self._render(tail)
+            self.renders += 1
+        return "".join(self._stable_html) + tail_html
+
+    @property
+    def cached_chars(self) -> int:
+        """How much of the text is covered by cached HTML."""
+        return self._stable_end

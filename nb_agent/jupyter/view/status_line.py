@@ -1,0 +1,77 @@
+"""The status line: model, turn, tokens, context used, session cost, elapsed."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+DEFAULT_CONTEXT_WINDOW = 200_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusSnapshot:
+    model: str
+    turn: int
+    input_tokens: int
+    """This run's input tokens (cache reads and writes included)."""
+    output_tokens: int
+    context_tokens: int
+    """The last request's input size: what the conversation occupies."""
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    session_cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+    phase: str = "running"
+    """running, waiting for approval, done, interrupted, error."""
+
+    @property
+    def context_percent(self) -> float:
+        return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
+
+
+def tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1_000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s"
+
+
+def status_text(s: StatusSnapshot) -> str:
+    parts = [
+        s.model or "model",
+        f"turn {s.turn}" if s.turn else "starting",
+        f"{tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out",
+        f"context {s.context_percent:.0f}%",
+        f"${s.session_cost_usd:.4f} session",
+        duration(s.elapsed_s),
+    ]
+    if s.phase != "running":
+        parts.append(s.phase)
+    return " · ".join(parts)
+
+
+_PHASE_COLORS = {
+    "running": "#1565c0",
+    "waiting for approval": "#e65100",
+    "done": "#2e7d32",
+    "interrupted": "#757575",
+    "error": "#b00020",
+}
+
+
+def status_html(s: StatusSnapshot) -> str:
+    color = _PHASE_COLORS.get(s.phase, "#555")
+    dot = f'<span style="color:{color}">●</span>'
+    return (
+        '<div class="nb-agent-status" style="font-size:0.85em;color:#666;font-family:var(--jp-ui-font-family,sans-serif);'
+        f'padding:2px 4px">{dot} {html.escape(status_text(s))}</div>'
+    )

@@ -1,0 +1,123 @@
+"""ExecuteCode in an in-process IPython shell (no kernel): values, output, errors, await,
+interrupts, figures."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from nb_agent.errors import AbortError
+from nb_agent.jupyter.tools import ExecuteCode, KernelBridge
+from nb_agent.permissions.types import PermissionAllow
+from nb_agent.testing.harness import tool_context
+
+
+@pytest.fixture(scope="module")
+def shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    return InteractiveShell.instance()
+
+
+def _run(shell, code, *, live=None, progress=None):
+    tool = ExecuteCode(KernelBridge(shell=shell, live_output=live))
+    parsed = tool.parse_input({"code": code})
+    result = asyncio.run(tool.call(parsed, tool_context([tool]), (progress if progress is not None else []).append))
+    return result, tool.map_result_to_block(result.data, "t")
+
+
+def test_trailing_expression_and_stdout(shell):
+    result, content = _run(shell, "unit_a = 20\nprint('side effect')\nunit_a + 1")
+    assert not result.is_error
+    assert content == "[stdout]\nside effect\n\n[result]\n21"
+    assert shell.user_ns["unit_a"] == 20
+
+
+def test_no_output(shell):
+    _, content = _run(shell, "unit_b = 1")
+    assert content == "(the code ran without output)"
+
+
+def test_exception_is_an_error_result_with_a_clean_traceback(shell):
+    result, content = _run(shell, "print('before')\ndef f():\n    raise ValueError('bad \\x1b[31mred\\x1b[0m')\nf()")
+    assert result.is_error
+    assert "[stdout]\nbefore" in content and "ValueError: bad red" in content
+    assert "raise ValueError" in content and "\x1b[" not in content
+    assert "execute_code.py" not in content  # our own frames are cut
+
+
+def test_syntax_error(shell):
+    result, content = _run(shell, "def broken(:\n    pass")
+    assert result.is_error and "SyntaxError" in content
+
+
+def test_ipython_syntax_and_top_level_await(shell):
+    _, content = _run(shell, "import asyncio\nawait asyncio.sleep(0.01)\nunit_c = !echo from-shell\nunit_c[0]")
+    assert "'from-shell'" in content
+
+
+def test_stderr_and_display_are_captured(shell):
+    from IPython.display import display
+
+    shell.user_ns["display"] = display
+    _, content = _run(shell, "import sys\nprint('oops', file=sys.stderr)\ndisplay('shown')")
+    assert "[stderr]\noops" in content and "[display]\n'shown'" in content
+
+
+def test_long_output_is_cut(shell):
+    _, content = _run(shell, "print('x' * 100_000)")
+    assert "characters truncated" in content and len(content) < 25_000
+
+
+def test_progress_and_live_output(shell):
+    progress, live = [], []
+    _run(shell, "import time\nfor i in range(3):\n    print('line', i)\n    time.sleep(0.3)", live=lambda name, tail: live.append(tail), progress=progress)
+    assert progress and "line 2" in progress[-1]["output_tail"]
+    assert any("line 0" in tail for tail in live)
+
+
+def test_new_figures_become_images_and_are_closed(shell):
+    import matplotlib
+
+    matplotlib.use("agg")
+    result, content = _run(shell, "import matplotlib.pyplot as plt\nplt.figure()\nplt.plot([1, 2])\nplt.figure()\nplt.bar([1], [2])")
+    images = [b for b in content if b["type"] == "image"]
+    assert len(images) == 2 and "[2 image(s) attached below]" in content[0]["text"]
+    import matplotlib.pyplot as plt
+
+    assert plt.get_fignums() == []
+
+
+def test_sigint_interrupts_a_busy_loop_and_chains_the_previous_handler(shell):
+    calls = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+    try:
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(AbortError):
+            _run(shell, "unit_spin = 0\nwhile True:\n    unit_spin += 1")
+        assert time.monotonic() - started < 3
+        assert calls == [signal.SIGINT]  # ipykernel's handler would have scheduled the cell's cancellation
+        assert shell.user_ns["unit_spin"] > 0
+        assert signal.getsignal(signal.SIGINT) is not None and signal.getsignal(signal.SIGINT) != ExecuteCode
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_system_exit_is_an_error_not_a_crash(shell):
+    result, content = _run(shell, "raise SystemExit(3)")
+    assert result.is_error and "SystemExit" in content
+
+
+def test_flags_leave_the_asking_to_the_rule_engine(shell):
+    tool = ExecuteCode(KernelBridge(shell=shell))
+    parsed = tool.parse_input({"code": "1"})
+    assert not tool.is_concurrency_safe(parsed) and not tool.is_read_only(parsed)
+    # no tool-level ask: it would outrank an "Always allow" rule (see test_transformer_and_policy)
+    assert isinstance(asyncio.run(tool.check_permissions(parsed, tool_context([tool]))), PermissionAllow)

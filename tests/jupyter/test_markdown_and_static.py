@@ -1,0 +1,129 @@
+"""Streaming Markdown with a cached stable prefix, and the static rendering of a run."""
+
+from __future__ import annotations
+
+import random
+
+from nb_agent.jupyter.static_render import static_bundle
+from nb_agent.jupyter.view.markdown_stream import MarkdownStream, render_markdown
+from nb_agent.jupyter.view.run_state import Approval, Notice, RunState, TextBlock, ToolCall
+from nb_agent.jupyter.view.tool_card import card_html, extract_diff
+
+DOC = (
+    "# Title\n\nSome *emphasis* and a [link](https://example.com).\n\n"
+    "```python\nx = 1\n\n\ny = 2\n```\n\nAfter the fence.\n\n- one\n- two\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\nRaw <script>alert(1)</script> stays text.\n"
+)
+
+
+def _stream(text, chunk):
+    stream = MarkdownStream()
+    html = ""
+    for i in range(0, len(text), chunk):
+        stream.append(text[i : i + chunk])
+        html = stream.html()
+    return stream, html
+
+
+def test_streamed_rendering_equals_the_whole_rendering():
+    for chunk in (1, 2, 7, 64):
+        _, html = _stream(DOC, chunk)
+        assert html == render_markdown(DOC), chunk
+
+
+def test_raw_html_is_escaped_and_links_are_safe():
+    html = render_markdown("<img src=x onerror=alert(1)> [x](javascript:alert(1))")
+    assert "<img" not in html and "href=\"javascript" not in html
+
+
+def test_completed_blocks_are_cached_not_rerendered():
+    paragraphs = "".join(f"Paragraph number {i} with some words in it.\n\n" for i in range(400))
+    calls = []
+
+    def counting(text):
+        calls.append(len(text))
+        return render_markdown(text)
+
+    stream = MarkdownStream(render=counting)
+    for i in range(0, len(paragraphs), 40):
+        stream.append(paragraphs[i : i + 40])
+        stream.html()
+    # every render after the first few is of a short tail or one new chunk, never the whole text
+    assert max(calls) < 500
+    assert sum(calls) < 6 * len(paragraphs)
+    assert stream.cached_chars > len(paragraphs) - 100
+
+
+def test_an_open_fence_is_never_cut():
+    text = "Intro.\n\n```\ncode line\n\nmore code\n"
+    stream, html = _stream(text, 3)
+    assert "<pre><code>code line\n\nmore code\n</code></pre>" in html
+    assert stream.cached_chars == len("Intro.\n\n")
+
+
+def test_finish_replaces_the_streamed_text_with_the_exact_text():
+    stream = MarkdownStream()
+    stream.append("Partial answ")
+    stream.finish("Partial answer, exactly.")
+    assert stream.text == "Partial answer, exactly."
+    assert stream.html() == render_markdown("Partial answer, exactly.")
+    stream.append("ignored")
+    assert stream.text == "Partial answer, exactly."
+
+
+def test_random_documents_stream_like_the_whole():
+    rng = random.Random(7)
+    pieces = ["# H\n", "text ", "*em* ", "\n\n", "```py\n", "```\n", "- item\n", "    indented\n", "> quote\n", "\n"]
+    for _ in range(50):
+        text = "".join(rng.choice(pieces) for _ in range(60))
+        _, html = _stream(text, rng.randint(1, 9))
+        if "```" not in text:  # chunked fences may legitimately differ on unclosed blocks
+            assert html == render_markdown(text)
+
+
+def _state() -> RunState:
+    state = RunState()
+    first = TextBlock(kind="text")
+    first.stream.finish("Here is the **plan**.")
+    thought = TextBlock(kind="thinking")
+    thought.stream.finish("secret reasoning")
+    card = ToolCall(tool_use_id="t1", name="Bash", input={"command": "ls -la"}, input_complete=True, status="done", result_text="file.txt")
+    denied = ToolCall(
+        tool_use_id="t2", name="Bash", input={"command": "rm -rf /"}, input_complete=True, status="denied",
+        approval=Approval(message="?", suggested_rule="Bash(rm:*)", answer="deny", feedback="never"),
+    )  # fmt: skip
+    plot = ToolCall(tool_use_id="t3", name="ExecuteCode", input={"code": "plot()"}, input_complete=True, status="done", result_images=[("image/png", "iVBORw0KGgo=")])
+    last = TextBlock(kind="text")
+    last.stream.finish("Done: `file.txt`.")
+    for item in (thought, first, card, denied, plot, Notice(level="warning", text="careful"), last):
+        state._add(item)
+    state.started_at, state.ended_at = 0.0, 12.3
+    return state
+
+
+def test_static_bundle_has_answer_and_tool_list_without_volatile_data():
+    bundle = static_bundle(_state())
+    markdown = bundle["text/markdown"]
+    assert "Here is the **plan**." in markdown and "Done: `file.txt`." in markdown
+    assert "**Bash** `ls -la` — done" in markdown
+    assert "denied (denied by you: never)" in markdown
+    assert "secret reasoning" not in markdown
+    assert "12.3" not in markdown and "$" not in markdown  # no timings or costs: stable re-execution
+    html = bundle["text/html"]
+    assert "<strong>plan</strong>" in html and "data:image/png;base64,iVBORw0KGgo=" in html
+    assert "careful" in html and "file.txt" in bundle["text/plain"]
+    assert static_bundle(_state()) == bundle  # deterministic
+
+
+def test_interrupted_run_says_so():
+    state = _state()
+    state.finish(interrupted=True)
+    assert "Interrupted by user" in static_bundle(state)["text/markdown"]
+
+
+def test_card_html_escapes_and_shows_diff():
+    card = ToolCall(tool_use_id="t", name="Edit", input={"file_path": "/x/<a>.py"}, input_complete=True, status="done",
+                    structured={"diff": "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new <b>"})  # fmt: skip
+    html = card_html(card, now=0.0)
+    assert "&lt;a&gt;" in html and "new &lt;b&gt;" in html and "<details open><summary>diff</summary>" in html
+    assert extract_diff({"structured_patch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]}) == "@@ -1,1 +1,1 @@\n-a\n+b"

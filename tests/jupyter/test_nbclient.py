@@ -1,0 +1,49 @@
+"""Headless execution with nbclient (a kernel, no widget frontend): the saved notebook
+holds the static rendering, and re-executing gives the same outputs."""
+
+from __future__ import annotations
+
+import nbformat
+from jupyter_client import KernelManager
+from nbclient import NotebookClient
+
+from nb_agent.testing import Reply, text, tool_use
+
+KERNEL_NAME = "nb-agent-test"
+
+
+def _execute(tmp_path, kernel_env, kernel_spec_manager):
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%load_ext nb_agent"),
+        nbformat.v4.new_code_cell("%%agent --permission-mode bypassPermissions\nWhat is 6 times 7?"),
+        nbformat.v4.new_code_cell("print(product)"),
+    ]
+    km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=kernel_spec_manager)
+    client = NotebookClient(notebook, km=km, timeout=60, resources={"metadata": {"path": str(tmp_path)}})
+    client.execute(env=kernel_env, cwd=str(tmp_path))
+    return notebook
+
+
+def _script(server):
+    server.script.add(
+        Reply(content=[tool_use("ExecuteCode", {"code": "product = 6 * 7\nproduct"})]),
+        Reply(content=[text("6 × 7 = **42**.")]),
+    )
+
+
+def test_saved_outputs_are_the_static_rendering_and_stable(tmp_path, model_server, kernel_env, kernel_spec_manager):
+    _script(model_server)
+    first = _execute(tmp_path, kernel_env, kernel_spec_manager)
+    agent_cell = first.cells[1]
+    outputs = [o for o in agent_cell.outputs if o.output_type == "display_data"]
+    assert len(outputs) == 1
+    data = outputs[0].data
+    assert "application/vnd.jupyter.widget-view+json" not in data
+    assert "6 × 7 = **42**." in data["text/markdown"] and "<strong>42</strong>" in data["text/html"]
+    assert "ExecuteCode" in data["text/markdown"]
+    assert first.cells[2].outputs[0].text == "42\n"  # the agent's variable is the notebook's
+    _script(model_server)
+    second = _execute(tmp_path, kernel_env, kernel_spec_manager)
+    strip = lambda cell: [{k: v for k, v in o.items() if k != "execution_count"} for o in cell.outputs]  # noqa: E731
+    assert strip(second.cells[1]) == strip(agent_cell)

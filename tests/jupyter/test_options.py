@@ -1,0 +1,82 @@
+"""Parsing the ``%%agent`` option line and ``%agent`` subcommands (no kernel)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nb_agent.jupyter.options import CellOptions, LineCommand, OptionsError, parse_cell_options, parse_line_command
+
+
+def test_cell_options_all_set():
+    options = parse_cell_options('--model claude-x --permission-mode plan --allow "Bash(git status:*)" --allow Read --deny Bash(rm:*) --max-turns 3 --new')
+    assert options == CellOptions(
+        model="claude-x", permission_mode="plan", allow=["Bash(git status:*)", "Read"], deny=["Bash(rm:*)"], max_turns=3, new=True
+    )
+
+
+def test_cell_options_default():
+    assert parse_cell_options("") == CellOptions()
+
+
+@pytest.mark.parametrize(
+    "line, fragment",
+    [
+        ("--frob", "unrecognized arguments: --frob"),
+        ("--permission-mode sideways", "invalid choice"),
+        ("--max-turns 0", "must be at least 1"),
+        ("--max-turns many", "expected a whole number"),
+        ("--model", "expected one argument"),
+        ('--allow "unbalanced', "No closing quotation"),
+        ("positional words", "unrecognized arguments"),
+    ],
+)
+def test_bad_cell_options_raise_with_usage(line, fragment):
+    with pytest.raises(OptionsError) as caught:
+        parse_cell_options(line)
+    rendered = caught.value.render()
+    assert "usage: %%agent" in rendered and fragment in rendered
+
+
+def test_help_is_an_options_error_carrying_the_usage():
+    with pytest.raises(OptionsError) as caught:
+        parse_cell_options("--help")
+    assert "--permission-mode" in caught.value.render()
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("", LineCommand(name="status")),
+        ("status", LineCommand(name="status")),
+        ("  new ", LineCommand(name="new")),
+        ("resume", LineCommand(name="resume")),
+        ("resume 3f2a", LineCommand(name="resume", arg="3f2a")),
+        ("allow Bash(git status:*)", LineCommand(name="allow", arg="Bash(git status:*)")),
+        ('deny "Bash(rm -rf:*)"', LineCommand(name="deny", arg="Bash(rm -rf:*)")),
+        ("mode acceptEdits", LineCommand(name="mode", arg="acceptEdits")),
+        ("model claude-opus-4-5", LineCommand(name="model", arg="claude-opus-4-5")),
+        ("notebook /tmp/a b.ipynb", LineCommand(name="notebook", arg="/tmp/a b.ipynb")),
+        ("compact keep the numbers", LineCommand(name="compact", arg="keep the numbers")),
+        ("--help", LineCommand(name="help")),
+        ("COST", LineCommand(name="cost")),
+    ],
+)
+def test_line_commands(line, expected):
+    assert parse_line_command(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line, fragment",
+    [
+        ("frobnicate", "unknown subcommand 'frobnicate'"),
+        ("allow", "allow needs RULE"),
+        ("mode", "mode needs MODE"),
+        ("mode sideways", "unknown permission mode 'sideways'"),
+        ("cost now", "cost takes no argument"),
+    ],
+)
+def test_bad_line_commands(line, fragment):
+    with pytest.raises(OptionsError) as caught:
+        parse_line_command(line)
+    rendered = caught.value.render()
+    assert fragment in rendered and "usage: %agent" in rendered
