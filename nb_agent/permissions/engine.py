@@ -203,7 +203,9 @@ class RuleBasedPolicy(PermissionPolicy):
             return PermissionAllow(updated_input=updated_input, reason="acceptEdits mode")
         if rule := self.matching_rule(tool, input, ctx, behavior="allow"):
             return PermissionAllow(updated_input=updated_input, reason=f"rule {rule.text} ({rule.source} settings)")
-        if read_only:
+        # An MCP tool's readOnlyHint is the server's own claim: it makes the tool
+        # concurrency-safe, but running it still takes the user's (or a rule's) consent.
+        if read_only and not tool.is_mcp:
             if outside := self._read_outside(tool, input, ctx):
                 return outside
             return PermissionAllow(updated_input=updated_input, reason="read-only")
