@@ -109,7 +109,7 @@ class AgentMagics(Magics):
     def agent_line(self, line: str) -> None:
         pending = self._line(line)
         if pending is not None:
-            _run_sync(pending, "Run `%agent compact` alone in its own cell (it waits for the model).")
+            _run_sync(pending, "Run `%agent compact` or `%agent mcp` alone in its own cell (they wait for the model or the servers).")
 
     def _line(self, line: str) -> Coroutine[Any, Any, None] | None:
         from nb_agent.jupyter import commands

@@ -136,6 +136,12 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="model", arg="required", metavar="NAME", help="set the model"),
     Subcommand(name="tools", arg=None, help="the tools the agent can use"),
     Subcommand(name="notebook", arg="optional", metavar="[PATH]", help="show or set the path of this notebook"),
+    Subcommand(
+        name="mcp",
+        arg="optional",
+        metavar="[list | add NAME -- CMD ARGS... | add NAME --url URL | remove NAME]",
+        help="MCP servers: list them (status, tools), add or remove one",
+    ),
     Subcommand(name="help", arg=None, help="this help"),
 )  # fmt: skip
 _BY_NAME = {s.name: s for s in SUBCOMMANDS}
