@@ -7,12 +7,12 @@ the loop calls out to, injected so tests can script the model and the compactor.
 
 from __future__ import annotations
 
-import uuid as _uuid
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from nb_agent.messages import CompactBoundaryMessage, StreamEvent, AssistantMessage
+from nb_agent.messages import AssistantMessage, CompactBoundaryMessage, StreamEvent
 from nb_agent.model.client import ModelRequest
 from nb_agent.tools.base import ToolUseContext
 from nb_agent.tools.pipeline import ToolRunDeps
@@ -107,8 +107,8 @@ async def _no_autocompact(messages: list[Any], ctx: ToolUseContext, tracking: Au
     return None, tracking
 
 
-def _uuid() -> str:
-    return str(_uuid.uuid4())
+def _new_uuid() -> str:
+    return str(uuid.uuid4())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,7 +129,7 @@ class QueryDeps:
     refresh_tools: Callable[[ToolUseContext], Awaitable[ToolUseContext]] | None = None
     summarize_tool_uses: Callable[[list[Any], list[Any]], Awaitable[Any]] | None = None
     """Optional small-model summary of a tool batch, run during the next model call."""
-    uuid: Callable[[], str] = _uuid
+    uuid: Callable[[], str] = _new_uuid
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,8 +14,6 @@ UNC paths (``EditTool.validate_input`` skips all file access for them).
 from __future__ import annotations
 
 import json
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +27,7 @@ from nb_agent.tools.files.encoding import (
 )
 from nb_agent.tools.files.freshness import staleness_error
 from nb_agent.tools.files.matching import find_edit_match
-from nb_agent.tools.files.paths import expand_path, missing_file_message, state_key
+from nb_agent.tools.files.paths import expand_path, missing_file_message, stat_regular_file, state_key
 
 MAX_EDIT_FILE_SIZE = 1 << 30
 """1 GiB: larger files are refused outright (reading them whole would exhaust memory)."""
@@ -149,16 +147,9 @@ def _plan(
 
 def _check_file_kind(path: Path) -> bool:
     """Whether ``path`` exists; refuse directories, devices and files over the size cap."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
+    info = stat_regular_file(path)
+    if info is None:
         return False
-    except OSError as exc:
-        raise ToolError(f"Cannot access {path}: {exc.strerror}.") from exc
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"{path} is a directory, not a file.")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"{path} is not a regular file (a device, FIFO or socket).")
     if info.st_size > MAX_EDIT_FILE_SIZE:
         raise ToolError(
             f"File is too large to edit ({info.st_size / (1 << 30):.1f} GiB). The maximum editable file size is 1 GiB."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,21 @@ class PathInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, json_schema_extra=_tidy_schema)
 
     _resolved_path: str | None = PrivateAttr(default=None)
+
+
+def stat_regular_file(path: Path) -> os.stat_result | None:
+    """``path``'s stat when it is a regular file, ``None`` when it does not exist.
+
+    Raises ``ToolError`` for directories, devices/FIFOs/sockets and access errors.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ToolError(f"Cannot access {path}: {exc.strerror}.") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"{path} is a directory, not a file.")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(f"{path} is not a regular file (a device, FIFO or socket).")
+    return info

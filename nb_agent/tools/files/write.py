@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
-import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +45,7 @@ from nb_agent.tools.files.paths import (
     expand_path,
     is_unc_path,
     rule_path,
+    stat_regular_file,
     state_key,
 )
 
@@ -110,16 +110,8 @@ class WriteTool(Tool[WriteInput]):
 
 def _check_writable(path: Path, session: ToolSession) -> DecodedText | None:
     """An existing ``path``'s decoded content (``None`` if new); raise if it may not be written."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
+    if stat_regular_file(path) is None:
         return None
-    except OSError as exc:
-        raise ToolError(f"Cannot access {path}: {exc.strerror}.") from exc
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"{path} is a directory, not a file.")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"{path} is not a regular file (a device, FIFO or socket).")
     state = session.read_file_state.get(state_key(path))
     if state is None or state.is_partial_view:
         raise ToolError(NOT_READ_MESSAGE)  # before reading: an unread file may be huge
