@@ -14,7 +14,8 @@ from types import ModuleType
 
 from nb_agent.tools.bash import is_read_only_command
 
-CORPUS_PATH = Path(__file__).resolve().parents[1] / "tests" / "tools" / "bash" / "read_only_corpus.py"
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS_PATH = ROOT / "tests" / "tools" / "bash" / "read_only_corpus.py"
 ROUNDS = 20
 
 

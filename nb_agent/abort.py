@@ -20,7 +20,10 @@ class AbortSignal:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._reason: str | None = None
-        self._callbacks: list[Callable[[str], None]] = []
+        self._callbacks: dict[int, Callable[[str], None]] = {}
+        """Keyed by registration, so removing one is O(1): a run's signal collects a
+        callback per turn and per tool."""
+        self._next_key = 0
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[str]]] = []
 
     @property
@@ -35,15 +38,16 @@ class AbortSignal:
         """Call ``callback(reason)`` on abort (at once if already aborted); returns a remover."""
         with self._lock:
             reason = self._reason
+            key = self._next_key
+            self._next_key += 1
             if reason is None:
-                self._callbacks.append(callback)
+                self._callbacks[key] = callback
         if reason is not None:
             callback(reason)
 
         def remove() -> None:
             with self._lock:
-                if callback in self._callbacks:
-                    self._callbacks.remove(callback)
+                self._callbacks.pop(key, None)
 
         return remove
 
@@ -68,7 +72,7 @@ class AbortSignal:
             if self._reason is not None:
                 return
             self._reason = reason
-            callbacks, self._callbacks = self._callbacks, []
+            callbacks, self._callbacks = list(self._callbacks.values()), {}
             waiters, self._waiters = self._waiters, []
         for loop, future in waiters:
             loop.call_soon_threadsafe(_resolve, future, reason)

@@ -31,9 +31,12 @@ def builtin_tools() -> list[Tool[Any]]:
 
 
 def mcp_manager_for(cwd: Path, *, home: Path | None = None) -> Any:
-    """An MCP manager for ``.mcp.json`` and ``~/.claude.json`` (servers connect lazily)."""
-    from nb_agent.mcp.manager import McpManager
-
+    """An MCP manager for ``.mcp.json`` and ``~/.claude.json`` (servers connect lazily);
+    None when the ``mcp`` package is not installed."""
+    try:
+        from nb_agent.mcp.manager import McpManager
+    except ImportError:  # the mcp extra is not installed: no MCP servers, everything else works
+        return None
     user_config = (home or Path.home()) / ".claude.json"
     return McpManager.from_config(cwd=cwd, user_config_path=user_config)
 

@@ -216,7 +216,7 @@ class QueryEngine:
             self._transport = self._transport_factory()
         return self._transport
 
-    async def call_model(self, request: ModelRequest) -> AsyncIterator[Any]:
+    def call_model(self, request: ModelRequest) -> AsyncIterator[Any]:
         """Stream one request, retried per ``nb_agent.model.retry`` (529/429/5xx/drops)."""
         context = RetryContext(
             query_source=self.query_source,
@@ -225,25 +225,20 @@ class QueryEngine:
             refresh_credentials=self._refresh_transport,
             abort_signal=self.abort_controller.signal if self.abort_controller is not None else None,
         )
-        async for item in stream_with_retry(self._stream_once, request, policy=self.context_manager.retry_policy, context=context):
-            yield item
+        # The retry generator is returned, not re-yielded: every layer costs per event.
+        return stream_with_retry(self._stream_once, request, policy=self.context_manager.retry_policy, context=context)
 
-    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[Any]:
-        """One attempt; its usage is accounted when it ends (or fails). A complete response's
-        usage anchors the context-size measurement at its last message."""
-        acc = ResponseAccumulator(model=request.model)
-        last_uuid: str | None = None
-        try:
-            async for item in stream_response(self.transport, request, accumulator=acc):
-                if item.type == "assistant":
-                    last_uuid = item.uuid
-                yield item
-        finally:
-            if acc.message_id:
-                anchor = last_uuid if acc.stop_reason else None
-                self.usage.add(acc.model, acc.usage)
-                self.transcript.write_entry("usage", model=acc.model, usage=acc.usage.__dict__, anchor_uuid=anchor)
-                self.context_manager.record_response(anchor, acc.usage)
+    def _stream_once(self, request: ModelRequest) -> AsyncIterator[Any]:
+        """One attempt; its usage is accounted when it ends (or fails)."""
+        return stream_response(self.transport, request, on_end=self._account_response)
+
+    def _account_response(self, acc: ResponseAccumulator) -> None:
+        """A complete response's usage anchors the context-size measurement at its last message."""
+        if acc.message_id:
+            anchor = acc.last_uuid if acc.stop_reason else None
+            self.usage.add(acc.model, acc.usage)
+            self.transcript.write_entry("usage", model=acc.model, usage=acc.usage.__dict__, anchor_uuid=anchor)
+            self.context_manager.record_response(anchor, acc.usage)
 
     def _add_usage(self, model: str, usage: Usage) -> None:
         """Usage of a side request (compaction summary, tool-use summary)."""

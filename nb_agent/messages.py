@@ -8,6 +8,7 @@ blocks are kept in the Messages API's own JSON shape (``ContentBlock``: a dict w
 
 from __future__ import annotations
 
+import operator
 import uuid as _uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -264,6 +265,12 @@ def messages_after_compact_boundary(messages: list[Any]) -> list[Any]:
     return messages
 
 
+def starts_with(messages: list[Any], prefix: list[Any]) -> bool:
+    """True when ``messages`` begins with the very objects of ``prefix`` (identity: what
+    the caches of a growing history key on)."""
+    return len(messages) >= len(prefix) and all(map(operator.is_, messages, prefix))
+
+
 def tool_use_ids_without_result(messages: list[Any]) -> list[ContentBlock]:
     """The tool_use blocks in ``messages`` that no tool_result answers yet (in order)."""
     answered = {tid for m in messages if m.type == "user" for tid in m.tool_result_ids}
@@ -326,17 +333,12 @@ def _strip_trailing_thinking(message: dict[str, Any]) -> None:
         content.pop()
 
 
-def normalize_for_api(messages: list[Any]) -> list[dict[str, Any]]:
-    """Turn runtime messages into the Messages API's ``messages`` parameter.
-
-    UI-only kinds are dropped, consecutive turns of one role are merged (blocks of one
-    response, a tool_result batch and the reminders attached to it), a response's blocks
-    are rejoined across the tool results that arrived while it streamed, tool_results lead
-    their user turn, and orphan tool_results (their tool_use was cut by compaction) are
-    dropped so the request stays valid.
-    """
+def _merge_turns(messages: list[Any]) -> tuple[list[dict[str, Any]], list[int]]:
+    """Normalization's first pass: API messages with their ``_id``, and for each the index
+    of the message that opened it."""
     out: list[dict[str, Any]] = []
-    for message in messages:
+    opened_by: list[int] = []
+    for index, message in enumerate(messages):
         api = _api_message(message)
         if api is None:
             continue
@@ -346,17 +348,85 @@ def normalize_for_api(messages: list[Any]) -> list[dict[str, Any]]:
             _merge_into(out[-1], api)
         else:
             out.append(api)
+            opened_by.append(index)
+    return out, opened_by
+
+
+def _finish_turn(api: dict[str, Any], seen_tool_uses: set[str]) -> None:
+    """Normalization's second pass, one API message at a time, in order."""
+    api.pop("_id", None)
+    if api["role"] == "assistant":
+        _strip_trailing_thinking(api)
+        seen_tool_uses.update(b["id"] for b in api["content"] if b.get("type") == "tool_use")
+    else:
+        api["content"] = [
+            b for b in api["content"] if b.get("type") != "tool_result" or b["tool_use_id"] in seen_tool_uses
+        ] or [{"type": "text", "text": "(no content)"}]
+
+
+def normalize_for_api(messages: list[Any]) -> list[dict[str, Any]]:
+    """Turn runtime messages into the Messages API's ``messages`` parameter.
+
+    UI-only kinds are dropped, consecutive turns of one role are merged (blocks of one
+    response, a tool_result batch and the reminders attached to it), a response's blocks
+    are rejoined across the tool results that arrived while it streamed, tool_results lead
+    their user turn, and orphan tool_results (their tool_use was cut by compaction) are
+    dropped so the request stays valid.
+    """
+    out, _ = _merge_turns(messages)
     seen_tool_uses: set[str] = set()
     for api in out:
-        api.pop("_id", None)
-        if api["role"] == "assistant":
-            _strip_trailing_thinking(api)
-            seen_tool_uses.update(b["id"] for b in api["content"] if b.get("type") == "tool_use")
-        else:
-            api["content"] = [
-                b for b in api["content"] if b.get("type") != "tool_result" or b["tool_use_id"] in seen_tool_uses
-            ] or [{"type": "text", "text": "(no content)"}]
+        _finish_turn(api, seen_tool_uses)
     return out
+
+
+class ApiHistory:
+    """:func:`normalize_for_api` for a history that grows at its end (the loop's window,
+    turn after turn), normalizing only what is new.
+
+    Appending messages can change only the last assistant turn and what follows it:
+    merging touches the last API message, a split response rejoins only the latest
+    assistant turn. Everything before it is final, so it is kept, with the messages that
+    produced it. Any other change to the history starts over.
+
+    Each call returns a new list, but the final API messages in it are the cached dicts,
+    shared by every request of the submission (as content blocks are already shared with
+    the runtime messages): a transport must not edit a request in place. Copying them
+    per request would double the loop's allocations and, with them, its garbage
+    collections.
+    """
+
+    def __init__(self) -> None:
+        self._source: list[Any] = []
+        """The messages that produced ``_final``, up to and including the one that opened
+        the assistant turn after it (a copy: callers' lists change)."""
+        self._final: list[dict[str, Any]] = []
+        self._seen_tool_uses: set[str] = set()
+
+    def normalize(self, messages: list[Any]) -> list[dict[str, Any]]:
+        if not starts_with(messages, self._source):
+            self._source, self._final, self._seen_tool_uses = [], [], set()
+        known = len(self._source)
+        start = max(0, known - 1)  # the opener of the last assistant turn opens it again
+        tail, opened_by = _merge_turns(messages[start:])
+        seen = set(self._seen_tool_uses)
+        final_count = _last_assistant(tail)
+        for i, api in enumerate(tail):
+            if i == final_count:
+                self._seen_tool_uses = set(seen)
+            _finish_turn(api, seen)
+        if final_count:
+            self._final.extend(tail[:final_count])
+            self._source = messages[: start + opened_by[final_count] + 1]
+        return [*self._final, *tail[final_count:]]
+
+
+def _last_assistant(turns: list[dict[str, Any]]) -> int:
+    """Index of the last assistant turn (0 if none: nothing is final yet)."""
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i]["role"] == "assistant":
+            return i
+    return 0
 
 
 def strip_thinking_signatures(messages: list[Any]) -> list[Any]:

@@ -17,6 +17,9 @@ from nb_agent.messages import MESSAGE_ADAPTER, PERSISTED_TYPES, now_iso
 
 TRANSCRIPT_VERSION = 1
 
+_ENCODER = json.JSONEncoder(default=str)
+"""``json.dumps(..., default=str)`` builds an encoder per call; one is reused instead."""
+
 
 class Transcript:
     """Appends entries to ``path`` (created with its parents on first write)."""
@@ -33,7 +36,7 @@ class Transcript:
         return self._file
 
     def write_entry(self, kind: str, **payload: Any) -> None:
-        line = json.dumps({"kind": kind, "session_id": self.session_id, "ts": now_iso(), **payload}, default=str)
+        line = _ENCODER.encode({"kind": kind, "session_id": self.session_id, "ts": now_iso(), **payload})
         f = self._open()
         f.write(line + "\n")
         f.flush()

@@ -27,7 +27,7 @@ from nb_agent.context.tool_result_storage import (
     is_persisted_preview,
     persist_or_truncate,
 )
-from nb_agent.context.tool_results import ToolResultRef, iter_tool_results, rewrite_tool_results
+from nb_agent.context.tool_results import ToolResultIndex, ToolResultRef, iter_tool_results, rewrite_tool_results
 
 MIN_REPLACEABLE_CHARS = 2 * PREVIEW_SIZE_BYTES
 """Results this small are never replaced: a preview would save nothing."""
@@ -77,27 +77,32 @@ def enforce_tool_result_budget(
     skip_tool_names: Iterable[str] = (),
     *,
     results_dir: Path | None = None,
+    index: ToolResultIndex | None = None,
 ) -> tuple[list[Any], list[ContentReplacementRecord]]:
     """Apply earlier decisions and decide fresh results; returns (messages, new decisions).
 
     ``state`` is updated in place. Replaced results are persisted under ``results_dir``
     (a tool-results directory); when that is impossible the replacement is the result's
-    head and tail with a note instead.
+    head and tail with a note instead. ``index`` (kept across calls) spares rescanning
+    the part of the history seen before.
     """
     skip = frozenset(skip_tool_names)
+    refs = index.refs(messages) if index is not None else list(iter_tool_results(messages))
     contents: dict[str, str] = {}
     decided: list[ContentReplacementRecord] = []
-    groups: dict[str, list[ToolResultRef]] = {}
-    for ref in iter_tool_results(messages):
-        if ref.tool_use_id in state.replacements:
-            contents[ref.tool_use_id] = state.replacements[ref.tool_use_id]
-        elif _is_candidate(ref, skip):
-            groups.setdefault(ref.group, []).append(ref)
-    for refs in groups.values():
-        fresh = [r for r in refs if r.tool_use_id not in state.seen_ids]
+    fresh_groups: set[str] = set()
+    replacements, seen = state.replacements, state.seen_ids  # locals: this loop runs over every result
+    for ref in refs:
+        tool_use_id = ref.tool_use_id
+        if tool_use_id in replacements:
+            contents[tool_use_id] = replacements[tool_use_id]
+        elif tool_use_id not in seen and _is_candidate(ref, skip):
+            fresh_groups.add(ref.group)
+    for refs_of_group in _candidate_groups(refs, fresh_groups, state, skip).values():
+        fresh = [r for r in refs_of_group if r.tool_use_id not in state.seen_ids]
         if not fresh:
             continue
-        total = sum(content_size(r.content) for r in refs)
+        total = sum(content_size(r.content) for r in refs_of_group)
         order = sorted(range(len(fresh)), key=lambda i: (-content_size(fresh[i].content), i))
         replaced: set[str] = set()
         for i in order:
@@ -118,7 +123,21 @@ def enforce_tool_result_budget(
             state.seen_ids.add(ref.tool_use_id)
             text = state.replacements.get(ref.tool_use_id) if ref.tool_use_id in replaced else None
             decided.append(ContentReplacementRecord(tool_use_id=ref.tool_use_id, replacement=text))
-    return rewrite_tool_results(messages, contents), decided
+    return rewrite_tool_results(messages, contents, refs), decided
+
+
+def _candidate_groups(
+    refs: list[ToolResultRef], groups: set[str], state: ContentReplacementState, skip: frozenset[str]
+) -> dict[str, list[ToolResultRef]]:
+    """The replaceable results of the batches in ``groups`` (only a batch with a fresh
+    result needs deciding; the rest are settled), batches in order of first appearance."""
+    out: dict[str, list[ToolResultRef]] = {}
+    if not groups:
+        return out
+    for ref in refs:
+        if ref.group in groups and ref.tool_use_id not in state.replacements and _is_candidate(ref, skip):
+            out.setdefault(ref.group, []).append(ref)
+    return out
 
 
 def reconstruct_content_replacement_state(

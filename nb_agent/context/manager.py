@@ -41,7 +41,7 @@ from nb_agent.context.microcompact import (
 from nb_agent.context.snip import snip_history
 from nb_agent.context.tokens import UsageAnchors
 from nb_agent.context.tool_result_storage import TOOL_RESULTS_SUBDIR
-from nb_agent.context.tool_results import iter_tool_results
+from nb_agent.context.tool_results import ToolResultIndex, iter_tool_results
 from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
 from nb_agent.loop.state import AutoCompactTracking, CompactionResult
@@ -135,6 +135,9 @@ class ContextManager:
         self.microcompact_state = MicrocompactState()
         self.anchors = UsageAnchors()
         self.stats = ContextStats()
+        # Scans of the window kept between turns (the budget and microcompact see different lists).
+        self._budget_index = ToolResultIndex()
+        self._microcompact_index = ToolResultIndex()
 
     # --- bookkeeping ------------------------------------------------------------------------
     def thresholds(self, model: str) -> ContextThresholds:
@@ -216,6 +219,7 @@ class ContextManager:
             self.config.tool_result_budget_chars,
             skip,
             results_dir=self.results_dir,
+            index=self._budget_index,
         )
         if decided:
             self._record(REPLACEMENT_KIND, records=[r.to_json() for r in decided])
@@ -235,6 +239,7 @@ class ContextManager:
                 self.microcompact_state,
                 compactable_tools=self.config.compactable_tools,
                 keep_recent=self.config.microcompact_keep_recent,
+                index=self._microcompact_index,
             )
             if freeable >= MIN_PRESSURE_CLEAR_TOKENS:
                 return "pressure"
@@ -248,6 +253,7 @@ class ContextManager:
             compactable_tools=self.config.compactable_tools,
             keep_recent=self.config.microcompact_keep_recent,
             trigger=trigger,
+            index=self._microcompact_index,
         )
         for index, tokens in result.freed_tokens.items():
             self.anchors.note_freed(messages, index, tokens)

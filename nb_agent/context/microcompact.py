@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from nb_agent.context.tokens import estimate_content_tokens, estimate_text_tokens
-from nb_agent.context.tool_results import iter_tool_results, rewrite_tool_results
+from nb_agent.context.tool_results import ToolResultIndex, ToolResultRef, iter_tool_results, rewrite_tool_results
 
 CLEARED_MESSAGE = "[Old tool result content cleared]"
 TRANSCRIPT_KIND = "microcompact"
@@ -64,6 +64,10 @@ def minutes_since_last_assistant(messages: list[Any], now: datetime) -> float | 
     return None
 
 
+def _all_refs(messages: list[Any], index: ToolResultIndex | None) -> list[ToolResultRef]:
+    return index.refs(messages) if index is not None else list(iter_tool_results(messages))
+
+
 def microcompact_messages(
     messages: list[Any],
     state: MicrocompactState,
@@ -71,11 +75,14 @@ def microcompact_messages(
     compactable_tools: Iterable[str],
     keep_recent: int = 5,
     trigger: Trigger | None = None,
+    index: ToolResultIndex | None = None,
 ) -> MicrocompactResult:
     """Re-apply earlier clears; with a ``trigger``, clear all but the ``keep_recent``
-    newest compactable results too. ``state`` is updated in place."""
+    newest compactable results too. ``state`` is updated in place; ``index`` (kept across
+    calls) spares rescanning the history seen before."""
     tools = frozenset(compactable_tools)
-    refs = [r for r in iter_tool_results(messages) if r.tool_name in tools]
+    all_refs = _all_refs(messages, index)
+    refs = [r for r in all_refs if r.tool_name in tools]
     contents: dict[str, str] = {r.tool_use_id: CLEARED_MESSAGE for r in refs if r.tool_use_id in state.cleared_ids}
     newly: list[str] = []
     freed: dict[int, int] = {}
@@ -91,19 +98,26 @@ def microcompact_messages(
             newly.append(ref.tool_use_id)
             freed[ref.message_index] = freed.get(ref.message_index, 0) + tokens
     return MicrocompactResult(
-        messages=rewrite_tool_results(messages, contents),
+        messages=rewrite_tool_results(messages, contents, all_refs),
         newly_cleared=newly,
         freed_tokens=freed,
         trigger=trigger if newly else None,
     )
 
 
-def clearable_tokens(messages: list[Any], state: MicrocompactState, *, compactable_tools: Iterable[str], keep_recent: int) -> int:
+def clearable_tokens(
+    messages: list[Any],
+    state: MicrocompactState,
+    *,
+    compactable_tools: Iterable[str],
+    keep_recent: int,
+    index: ToolResultIndex | None = None,
+) -> int:
     """Tokens a triggered microcompact would free now."""
     tools = frozenset(compactable_tools)
     live = [
         r
-        for r in iter_tool_results(messages)
+        for r in _all_refs(messages, index)
         if r.tool_name in tools and r.tool_use_id not in state.cleared_ids and r.content != CLEARED_MESSAGE
     ]
     old = live[: max(0, len(live) - max(0, keep_recent))]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from nb_agent.messages import ContentBlock, UserMessage
+from nb_agent.messages import ContentBlock, UserMessage, starts_with
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,14 +26,16 @@ def tool_names_by_id(messages: list[Any]) -> dict[str, str]:
     return {b["id"]: b.get("name", "") for m in messages if m.type == "assistant" for b in m.tool_uses}
 
 
-def iter_tool_results(messages: list[Any]) -> Iterator[ToolResultRef]:
-    """Every tool_result in ``messages``, oldest first."""
-    owner: dict[str, tuple[str, str]] = {}
+def _add_owners(owner: dict[str, tuple[str, str]], messages: list[Any]) -> None:
+    """Record which response (name, message id) each tool_use in ``messages`` belongs to."""
     for message in messages:
         if message.type == "assistant":
             for block in message.tool_uses:
                 owner[block["id"]] = (block.get("name", ""), message.message_id)
-    for index, message in enumerate(messages):
+
+
+def _refs(messages: list[Any], owner: dict[str, tuple[str, str]], start: int = 0) -> Iterator[ToolResultRef]:
+    for index, message in enumerate(messages, start):
         if message.type != "user" or isinstance(message.content, str):
             continue
         for block in message.content:
@@ -47,6 +49,50 @@ def iter_tool_results(messages: list[Any]) -> Iterator[ToolResultRef]:
                     content=block.get("content", ""),
                     group=response,
                 )
+
+
+def iter_tool_results(messages: list[Any]) -> Iterator[ToolResultRef]:
+    """Every tool_result in ``messages``, oldest first."""
+    owner: dict[str, tuple[str, str]] = {}
+    _add_owners(owner, messages)
+    return _refs(messages, owner)
+
+
+class ToolResultIndex:
+    """``iter_tool_results`` for a history that grows at its end, as the window does turn
+    after turn: only appended messages are scanned, so a context step costs what was added,
+    not the whole history. Any other change (a compaction, a rewritten result) rescans."""
+
+    def __init__(self) -> None:
+        self._scanned: list[Any] = []
+        self._refs: list[ToolResultRef] = []
+        self._owner: dict[str, tuple[str, str]] = {}
+        self._result_ids: set[str] = set()
+
+    def refs(self, messages: list[Any]) -> list[ToolResultRef]:
+        """The refs of ``messages``, as ``list(iter_tool_results(messages))`` (a list the
+        index keeps: read it, do not change it)."""
+        if not starts_with(messages, self._scanned):
+            self._restart()
+        added = messages[len(self._scanned) :]
+        if not added:
+            return self._refs
+        owner: dict[str, tuple[str, str]] = {}
+        _add_owners(owner, added)
+        if not owner.keys().isdisjoint(self._owner) or not owner.keys().isdisjoint(self._result_ids):
+            # A new tool_use would re-own an older result (a duplicate or late id): rescan.
+            self._restart()
+            added, owner = messages, {}
+            _add_owners(owner, added)
+        self._owner.update(owner)
+        new_refs = list(_refs(added, self._owner, len(self._scanned)))
+        self._result_ids.update(r.tool_use_id for r in new_refs)
+        self._refs = [*self._refs, *new_refs]  # a new list: callers may hold the previous one
+        self._scanned = list(messages)  # a copy: the caller's list may change in place
+        return self._refs
+
+    def _restart(self) -> None:
+        self._scanned, self._refs, self._owner, self._result_ids = [], [], {}, set()
 
 
 def with_tool_result_contents(message: UserMessage, contents: dict[str, str | list[ContentBlock]]) -> UserMessage:
@@ -68,10 +114,19 @@ def with_tool_result_contents(message: UserMessage, contents: dict[str, str | li
     return replace(message, content=blocks) if changed else message
 
 
-def rewrite_tool_results(messages: list[Any], contents: dict[str, str | list[ContentBlock]]) -> list[Any]:
-    """``messages`` with the named tool_results' contents replaced (a new list)."""
+def rewrite_tool_results(
+    messages: list[Any], contents: dict[str, str | list[ContentBlock]], refs: Iterable[ToolResultRef] | None = None
+) -> list[Any]:
+    """``messages`` with the named tool_results' contents replaced (a new list).
+
+    ``refs`` (the refs of ``messages``) limits the rewrite to the messages holding them."""
     if not contents:
         return messages
+    if refs is not None:
+        out = list(messages)
+        for index in sorted({r.message_index for r in refs if r.tool_use_id in contents}):
+            out[index] = with_tool_result_contents(out[index], contents)
+        return out
     out = []
     for message in messages:
         if message.type == "user" and not isinstance(message.content, str):
@@ -112,6 +167,7 @@ def is_user_prompt(message: Any) -> bool:
 
 
 __all__ = [
+    "ToolResultIndex",
     "ToolResultRef",
     "is_user_prompt",
     "iter_tool_results",

@@ -51,7 +51,8 @@ class AgentMagics(Magics):
         RENDER_MODES,
         help=(
             "How a run is shown: 'auto' (widgets in a kernel, text in a terminal), 'widgets', 'text', or 'static' "
-            f"(no live updates, only the final rendering; approvals then cannot be asked). Falls back to ${RENDER_ENV}."
+            "(no live updates, only the final rendering; approvals cannot be asked then, pre-answer them with "
+            f"%%agent --answer). Falls back to ${RENDER_ENV}."
         ),
     ).tag(config=True)
     max_updates_per_second = Float(25.0, help="At most this many live view updates a second.").tag(config=True)

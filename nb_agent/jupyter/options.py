@@ -13,6 +13,12 @@ from typing import NoReturn
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 """The engine's permission modes (kept here so parsing needs no engine import)."""
+ANSWER_WORDS = {"allow": "allow", "always": "always_allow", "always_allow": "always_allow", "deny": "deny"}
+ANSWER_HELP = (
+    "answer this cell's permission requests in order, without asking: allow, always (allow and add the "
+    "suggested session rule), deny or deny:FEEDBACK (repeatable; requests beyond the list are denied). "
+    "For runs nobody can click in (nbclient, nbval); the final rendering says each request was pre-answered."
+)
 
 
 class OptionsError(Exception):
@@ -41,6 +47,28 @@ class _Parser(argparse.ArgumentParser):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PresetAnswer:
+    """One ``--answer``: ``allow``, ``always_allow`` or ``deny`` (with optional feedback)."""
+
+    answer: str
+    feedback: str = ""
+
+    def describe(self) -> str:
+        if self.answer == "deny" and self.feedback:
+            return f"deny: {self.feedback}"
+        return {"always_allow": "always allow"}.get(self.answer, self.answer)
+
+
+def parse_answer(text: str) -> PresetAnswer:
+    """``allow`` | ``always`` | ``deny`` | ``deny:FEEDBACK`` (the feedback goes to the model)."""
+    word, colon, feedback = text.partition(":")
+    answer = ANSWER_WORDS.get(word.strip().lower())
+    if answer is None or (colon and answer != "deny"):
+        raise argparse.ArgumentTypeError(f"expected allow, always, deny or deny:FEEDBACK, got {text!r}")
+    return PresetAnswer(answer=answer, feedback=feedback.strip())
+
+
+@dataclass(frozen=True, kw_only=True)
 class CellOptions:
     """The options of one ``%%agent`` cell."""
 
@@ -50,6 +78,8 @@ class CellOptions:
     deny: list[str] = field(default_factory=list)
     max_turns: int | None = None
     new: bool = False
+    answers: tuple[PresetAnswer, ...] | None = None
+    """``--answer`` values in order; ``None`` when the cell gave none (then approvals are asked)."""
 
 
 def _positive_int(text: str) -> int:
@@ -82,6 +112,7 @@ def cell_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop after N model turns")
     parser.add_argument("--new", action="store_true", help="start a new conversation first")
+    parser.add_argument("--answer", action="append", type=parse_answer, metavar="ANSWER", help=ANSWER_HELP)
     return parser
 
 
@@ -107,6 +138,7 @@ def parse_cell_options(line: str) -> CellOptions:
         deny=list(ns.deny),
         max_turns=ns.max_turns,
         new=ns.new,
+        answers=tuple(ns.answer) if ns.answer is not None else None,
     )
 
 
@@ -136,6 +168,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="model", arg="required", metavar="NAME", help="set the model"),
     Subcommand(name="tools", arg=None, help="the tools the agent can use"),
     Subcommand(name="notebook", arg="optional", metavar="[PATH]", help="show or set the path of this notebook"),
+    Subcommand(
+        name="cassette", arg="optional", metavar="[PATH]",
+        help="record or replay the model's traffic in PATH (relative to the notebook); alone: what was played",
+    ),
     Subcommand(
         name="mcp",
         arg="optional",

@@ -101,9 +101,13 @@ class KernelAgentSession:
         self.running = False
         self.last_state: RunState | None = None
         self._approver: Any = None
+        self._preset: Any = None
+        """The running cell's ``--answer`` list (a :class:`PresetApprover`), if it gave one."""
         self._view: Any = None
         self._bridge: Any = None
         self._explicit_notebook: Path | None = None
+        self.cassette: tuple[str, Path] | None = None
+        """``%agent cassette``: the path as given, and resolved."""
 
     # --- where things are ------------------------------------------------------------------
     def notebook_path(self) -> Path | None:
@@ -230,13 +234,16 @@ class KernelAgentSession:
         return self.engine
 
     async def _can_use_tool(self, tool: Any, request: Any, ctx: Any) -> Any:
+        if self._preset is not None:
+            return await self._preset(tool, request, ctx)
         if self._approver is None:
             from nb_agent.permissions.types import PermissionDeny
 
             return PermissionDeny(
                 message=(
                     f"{request.message} No one can approve it here: this run has no live view "
-                    "(AgentMagics.render is 'static'). Allow it with %agent allow RULE or a permission mode."
+                    "(AgentMagics.render is 'static'). Allow it with %agent allow RULE, a permission mode, "
+                    "or pre-answer it with %%agent --answer."
                 )
             )
         return await self._approver(tool, request, ctx)
@@ -314,6 +321,7 @@ class KernelAgentSession:
         finally:
             self.running = False
             self._approver = None
+            self._preset = None
             self._view = None
 
     async def _run(self, prompt: str, options: Any) -> None:
@@ -324,6 +332,10 @@ class KernelAgentSession:
         usage_before: list[Any] = []
         # The view first: the first run's heavy imports (the engine) happen behind it.
         view = self._make_view(state, lambda: self._status(state, usage_before[0] if usage_before else None))
+        if options.answers is not None:
+            from nb_agent.jupyter.preset_answers import PresetApprover
+
+            self._preset = PresetApprover(options.answers, state)
         ticker = asyncio.ensure_future(self._ticker(view))
         sigint = TerminalInterrupt() if not _in_kernel(self.shell) else None
         restore: Callable[[], None] = lambda: None  # noqa: E731
@@ -350,6 +362,8 @@ class KernelAgentSession:
                 error = error or result.error
         if interrupted:
             uncancel_current_task()
+        if self._preset is not None:
+            self._preset.report_unused()
         state.finish(result=result, interrupted=interrupted, error=error)
         self._finish_view(view, state)
         self._offer_code_cell(state)

@@ -8,6 +8,7 @@ a notebook with the same answers gives the same output.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from nb_agent.jupyter.view.markdown_stream import render_markdown
@@ -26,22 +27,53 @@ MAX_RESULT_PREVIEW_CHARS = 2_000
 MAX_STATIC_IMAGES = 4
 MAX_STATIC_IMAGE_CHARS = 700_000
 INTERRUPTED_NOTICE = "Interrupted by user. The transcript was saved; the next cell continues the conversation."
+PRESET_USED_UP = "no --answer left for this request"
+"""The feedback a pre-answered denial carries when the list ran out (see ``preset_answers``)."""
+
+
+def approval_note(card: ToolCall) -> str:
+    """How the card's permission request was answered, e.g. `` (allowed by you)``."""
+    approval = card.approval
+    if approval is None or approval.answer is None:
+        return ""
+    answer, feedback, rule = approval.answer, approval.feedback, approval.suggested_rule
+    if approval.source == "preset":
+        if answer == "deny" and feedback == PRESET_USED_UP:
+            return " (permission asked · no --answer left, so denied)"
+        said = {"allow": "allow", "always_allow": "always allow", "deny": "deny"}[answer]
+        detail = ""
+        if answer == "always_allow" and rule:
+            detail = f", adds `{rule}`"
+        elif answer == "deny" and feedback:
+            detail = f": {feedback}"
+        return f" (permission asked · answered “{said}” by --answer{detail})"
+    if answer == "allow":
+        return " (allowed by you)"
+    if answer == "always_allow":
+        return f" (always allowed: `{rule}`)" if rule else " (always allowed)"
+    return f" (denied by you: {feedback})" if feedback else " (denied by you)"
+
+
+_TOOL_ERROR_TAGS = re.compile(r"</?tool_use_error>")
+MAX_REASON_CHARS = 200
+
+
+def outcome_note(card: ToolCall) -> str:
+    """Why a call was denied or failed (the first line of its result), unless the user's
+    or ``--answer``'s decision already says it."""
+    if card.status not in ("denied", "error") or (card.approval is not None and card.approval.answer is not None):
+        return ""
+    lines = _TOOL_ERROR_TAGS.sub("", card.result_text).strip().splitlines()
+    if not lines:
+        return ""
+    reason = lines[0] if len(lines[0]) <= MAX_REASON_CHARS else lines[0][: MAX_REASON_CHARS - 1] + "…"
+    return f": {reason}"
 
 
 def _tool_line(card: ToolCall) -> str:
     preview = input_preview(card, limit=120).replace("`", "'")
     arg = f" `{preview}`" if preview else ""
-    note = ""
-    answer = card.approval.answer if card.approval is not None else None
-    if answer == "allow":
-        note = " (allowed by you)"
-    elif answer == "always_allow":
-        rule = card.approval.suggested_rule if card.approval else None
-        note = f" (always allowed: `{rule}`)" if rule else " (always allowed)"
-    elif answer == "deny":
-        feedback = card.approval.feedback if card.approval else ""
-        note = f" (denied by you: {feedback})" if feedback else " (denied by you)"
-    return f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{note}"
+    return f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{approval_note(card)}{outcome_note(card)}"
 
 
 def _notice_prefix(notice: Notice) -> str:
@@ -69,7 +101,8 @@ def render_markdown_text(state: RunState) -> str:
             parts.append(item.text.strip("\n"))
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             flush_tools()
-            parts.append(f"> {_notice_prefix(item)}{item.text}")
+            quoted = "\n".join(f"> {line}" if line else ">" for line in f"{_notice_prefix(item)}{item.text}".splitlines())
+            parts.append(quoted)
     flush_tools()
     if state.interrupted:
         parts.append(f"> ⏹ {INTERRUPTED_NOTICE}")
@@ -121,7 +154,7 @@ def render_html(state: RunState) -> str:
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             flush_tools()
             color = {"error": "#b00020", "warning": "#8a6d00"}.get(item.level, "#555")
-            parts.append(f'<p style="color:{color}">{html.escape(item.text)}</p>')
+            parts.append(f'<p style="color:{color};white-space:pre-wrap">{html.escape(item.text)}</p>')
     flush_tools()
     if state.interrupted:
         parts.append(f'<p style="color:#b00020">⏹ {html.escape(INTERRUPTED_NOTICE)}</p>')
@@ -135,7 +168,8 @@ def render_plain(state: RunState) -> str:
             lines.append(item.text.strip("\n"))
         elif isinstance(item, ToolCall):
             preview = input_preview(item, limit=120)
-            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}")
+            note = (approval_note(item) + outcome_note(item)).replace("`", "")
+            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}")
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             lines.append(f"[{item.level}] {item.text}")
     if state.interrupted:

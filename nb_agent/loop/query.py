@@ -30,6 +30,7 @@ from nb_agent.loop.state import (
 from nb_agent.loop.token_budget import BudgetTracker
 from nb_agent.messages import (
     INTERRUPT_MESSAGE,
+    ApiHistory,
     AssistantMessage,
     LoopEvent,
     RequestStartEvent,
@@ -75,6 +76,8 @@ class _Turn:
     context: ToolUseContext | None = None
     """The tool context after the batch runner applied context modifiers (non-streaming)."""
     definitions: _DefinitionCache | None = None
+    api_history: ApiHistory | None = None
+    """The submission's normalized history, extended turn by turn."""
 
     def take(self, update: ToolUpdate) -> LoopEvent:
         message = update.message
@@ -116,13 +119,19 @@ def _tool_definitions(
 
 
 def _build_request(
-    params: QueryParams, state: State, window: list[Any], model: str, definitions: _DefinitionCache | None = None
+    params: QueryParams,
+    state: State,
+    window: list[Any],
+    model: str,
+    definitions: _DefinitionCache | None = None,
+    api_history: ApiHistory | None = None,
 ) -> ModelRequest:
     max_tokens = state.max_output_tokens_override or params.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
     max_tokens = min(max_tokens, max_output_tokens_for(model))  # escalation never exceeds the model
+    history = [*params.prepend_messages, *window]
     return ModelRequest(
         model=model,
-        messages=normalize_for_api([*params.prepend_messages, *window]),
+        messages=api_history.normalize(history) if api_history is not None else normalize_for_api(history),
         max_tokens=max_tokens,
         system=params.system_prompt,
         tools=_tool_definitions(params, state.tool_use_context, window, definitions),
@@ -189,7 +198,7 @@ async def _stream_model(
     ctx = state.tool_use_context
     while True:
         model = model_ref[0]
-        request = _build_request(params, state, window, model, turn.definitions)
+        request = _build_request(params, state, window, model, turn.definitions, turn.api_history)
         yield RequestStartEvent(model=model)
         stream = AbortableStream(deps.call_model(request), ctx.abort_signal)
         try:
@@ -257,6 +266,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
     is_subagent = params.query_source.startswith("agent")
     model_ref = [params.model]
     definitions = _DefinitionCache()
+    api_history = ApiHistory()
     total_output_tokens = 0
     pending_summary: asyncio.Future[Any] | None = None
     try:
@@ -283,7 +293,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                 return
 
             executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps) if params.streaming_tool_execution else None
-            turn = _Turn(executor=executor, definitions=definitions)
+            turn = _Turn(executor=executor, definitions=definitions, api_history=api_history)
             try:
                 async for event in _stream_model(params, deps, state, window, turn, model_ref):
                     yield event

@@ -6,9 +6,9 @@ The server's JSON Schema is the input schema (sent as is, validated before the c
 when ``destructiveHint`` is true or, as the MCP spec defaults, when it is unannotated and
 not read-only.
 
-Permissions come from the session's policy (the base ``check_permissions`` allows): a
-``readOnlyHint`` tool is auto-allowed like any read-only tool, others are asked about
-unless a rule (``mcp__server``, ``mcp__server__tool``) allows them.
+Permissions come from the session's policy (the base ``check_permissions`` allows): every
+MCP tool is asked about, ``readOnlyHint`` or not (the hint is the server's own claim),
+unless a rule (``mcp__server``, ``mcp__server__tool``) allows it.
 """
 
 from __future__ import annotations

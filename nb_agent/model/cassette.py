@@ -8,7 +8,13 @@ has diverged (a demo whose code changed is caught, not replayed as nonsense).
 
 Selected by ``NB_AGENT_CASSETTE=path`` and ``NB_AGENT_CASSETTE_MODE`` =
 ``record`` | ``replay`` | ``auto`` (default ``auto``: replay when the cassette exists and
-no API key is set, else record).
+no API key is set, else record). One process plays one cassette from start to end: every
+engine it creates (a resumed session, a new conversation) continues the same recording.
+
+Portable across machines and clones: requests are compared after normalizing paths,
+ids, dates and timings, and images by media type only (their bytes depend on library
+versions). In the recorded responses the working directory is stored as ``<CWD>`` and
+put back on replay, so a model that named absolute paths replays from any directory.
 """
 
 from __future__ import annotations
@@ -38,18 +44,30 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
 _TMP = re.compile(r"/tmp/[\w.\-/]+")
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,16}\b")
+"""A repr's memory address (``<Figure at 0x7f3a…>``)."""
+CWD_TOKEN = "<CWD>"
+IMAGE_DATA_TOKEN = "<IMAGE DATA>"
 
 
 class Normalizer:
-    """Replaces machine- and run-specific text (paths, ids, dates, timings)."""
+    """Replaces machine- and run-specific text (paths, ids, dates, timings).
+
+    ``cwd=None`` means the process's working directory at each call (a notebook may
+    change directory after the cassette is opened)."""
 
     def __init__(self, *, cwd: Path | None = None, home: Path | None = None) -> None:
-        self.replacements: list[tuple[str, str]] = []
-        for path, token in ((cwd, "<CWD>"), (home or Path.home(), "<HOME>")):
+        self.cwd = cwd
+        self.home = home or Path.home()
+
+    @property
+    def replacements(self) -> list[tuple[str, str]]:
+        pairs = []
+        for path, token in ((self.cwd or _cwd(), CWD_TOKEN), (self.home, "<HOME>")):
             if path is not None and str(path) not in ("/", ""):
-                self.replacements.append((str(path), token))
+                pairs.append((str(path), token))
         # longest first so <CWD> wins over <HOME> when cwd is inside home
-        self.replacements.sort(key=lambda pair: -len(pair[0]))
+        return sorted(pairs, key=lambda pair: -len(pair[0]))
 
     def text(self, value: str) -> str:
         for raw, token in self.replacements:
@@ -57,6 +75,7 @@ class Normalizer:
         value = _UUID.sub("<UUID>", value)
         value = _DATE.sub("<DATE>", value)
         value = _DURATION.sub("<DURATION>", value)
+        value = _ADDRESS.sub("at <ADDRESS>", value)
         return _TMP.sub("<TMP>", value)
 
     def value(self, value: Any) -> Any:
@@ -65,8 +84,75 @@ class Normalizer:
         if isinstance(value, list):
             return [self.value(v) for v in value]
         if isinstance(value, dict):
+            if value.get("type") == "base64" and isinstance(value.get("data"), str):
+                return {**value, "data": IMAGE_DATA_TOKEN}  # PNG bytes differ across library versions
             return {k: self.value(v) for k, v in value.items() if k not in ("cache_control", "signature")}
         return value
+
+
+def _cwd() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:  # the directory was removed
+        return None
+
+
+# --- the working directory in recorded responses ----------------------------------------------
+
+
+def _replace_strings(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, list):
+        return [_replace_strings(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {k: _replace_strings(v, old, new) for k, v in value.items()}
+    return value
+
+
+def _delta_field(delta: dict[str, Any]) -> str | None:
+    return {"text_delta": "text", "input_json_delta": "partial_json"}.get(delta.get("type", ""))
+
+
+def _json_escaped(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def tokenize_cwd_in_events(events: list[dict[str, Any]], cwd: Path | None) -> list[dict[str, Any]]:
+    """Recorded stream events with ``cwd`` written as ``<CWD>``. A block whose text or tool
+    input names the directory is stored as one delta (a path may straddle two chunks)."""
+    if cwd is None or str(cwd) in ("/", ""):
+        return events
+    raw = str(cwd)
+    by_block: dict[int, list[int]] = {}
+    for position, event in enumerate(events):
+        if event.get("type") == "content_block_delta" and _delta_field(event.get("delta", {})):
+            by_block.setdefault(event.get("index", 0), []).append(position)
+    drop: set[int] = set()
+    merged: dict[int, dict[str, Any]] = {}
+    for positions in by_block.values():
+        first = events[positions[0]]["delta"]
+        name = _delta_field(first)
+        assert name is not None
+        joined = "".join(events[p]["delta"].get(name, "") for p in positions)
+        needle = raw if name == "text" else _json_escaped(raw)
+        if needle not in joined:
+            continue
+        merged[positions[0]] = {**events[positions[0]], "delta": {**first, name: joined.replace(needle, CWD_TOKEN)}}
+        drop.update(positions[1:])
+    return [merged.get(p, e) for p, e in enumerate(events) if p not in drop]
+
+
+def expand_cwd_in_event(event: dict[str, Any], cwd: Path | None) -> dict[str, Any]:
+    """A recorded event with ``<CWD>`` replaced by this process's directory."""
+    if cwd is None or event.get("type") != "content_block_delta":
+        return event
+    delta = event.get("delta", {})
+    name = _delta_field(delta)
+    if name is None or CWD_TOKEN not in delta.get(name, ""):
+        return event
+    value = str(cwd) if name == "text" else _json_escaped(str(cwd))
+    return {**event, "delta": {**delta, name: delta[name].replace(CWD_TOKEN, value)}}
 
 
 def matchable(request: dict[str, Any], normalizer: Normalizer) -> dict[str, Any]:
@@ -115,6 +201,17 @@ def _raise_recorded(error: dict[str, Any]) -> None:
     raise make_status_error(error.get("message") or "", body=error.get("body"), response=response)
 
 
+def read_interactions(path: Path) -> list[dict[str, Any]]:
+    """The recorded interactions of the cassette at ``path``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"cannot read the cassette {path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise ConfigurationError(f"{path} is not a cassette (no interactions list)")
+    return data["interactions"]
+
+
 class CassetteTransport:
     """A ``ModelTransport`` that records another transport's traffic, or replays it."""
 
@@ -137,8 +234,7 @@ class CassetteTransport:
         if mode == "replay":
             if not path.exists():
                 raise ConfigurationError(f"No cassette to replay at {path}")
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.interactions = data.get("interactions", [])
+            self.interactions = read_interactions(path)
 
     # --- replay ---------------------------------------------------------------------------
     def _next(self, request: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -157,6 +253,17 @@ class CassetteTransport:
             )
         return interaction
 
+    def _response_cwd(self) -> Path | None:
+        return self.normalizer.cwd or _cwd()
+
+    def _portable(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return tokenize_cwd_in_events(events, self._response_cwd())
+
+    @property
+    def played(self) -> int:
+        """Interactions replayed (or recorded) so far."""
+        return self._cursor if self.mode == "replay" else len(self.interactions)
+
     # --- record ---------------------------------------------------------------------------
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -174,8 +281,9 @@ class CassetteTransport:
         if self.mode == "replay":
             interaction = self._next(request, "stream")
             adapter = _event_adapter()
+            cwd = self._response_cwd()
             for event in interaction["events"]:
-                yield adapter.validate_python(event)
+                yield adapter.validate_python(expand_cwd_in_event(event, cwd))
             if interaction.get("error"):
                 _raise_recorded(interaction["error"])
             return
@@ -185,9 +293,9 @@ class CassetteTransport:
                 events.append(event.model_dump(mode="json", exclude_none=True))
                 yield event
         except Exception as exc:
-            self._record(request, "stream", events=events, error=_error_record(exc))
+            self._record(request, "stream", events=self._portable(events), error=_error_record(exc))
             raise
-        self._record(request, "stream", events=events, error=None)
+        self._record(request, "stream", events=self._portable(events), error=None)
 
     async def create(self, request: dict[str, Any]) -> Any:
         from anthropic.types import Message
@@ -196,13 +304,19 @@ class CassetteTransport:
             interaction = self._next(request, "create")
             if interaction.get("error"):
                 _raise_recorded(interaction["error"])
-            return Message.model_validate(interaction["message"])
+            cwd = self._response_cwd()
+            message = interaction["message"]
+            return Message.model_validate(_replace_strings(message, CWD_TOKEN, str(cwd)) if cwd else message)
         try:
             message = await self.inner.create(request)
         except Exception as exc:
             self._record(request, "create", message=None, error=_error_record(exc))
             raise
-        self._record(request, "create", message=message.model_dump(mode="json", exclude_none=True), error=None)
+        dumped = message.model_dump(mode="json", exclude_none=True)
+        cwd = self._response_cwd()
+        if cwd is not None and str(cwd) not in ("/", ""):
+            dumped = _replace_strings(dumped, str(cwd), CWD_TOKEN)
+        self._record(request, "create", message=dumped, error=None)
         return message
 
     def assert_used_up(self) -> None:
@@ -213,17 +327,46 @@ class CassetteTransport:
             )
 
 
+_OPEN: dict[Path, CassetteTransport] = {}
+"""The cassettes this process plays, by absolute path (see :func:`cassette_from_env`)."""
+
+
+def resolve_mode(path: Path, *, has_api_key: bool, mode: str | None = None) -> Literal["record", "replay"]:
+    """``mode`` (default ``$NB_AGENT_CASSETTE_MODE``, else ``auto``) made concrete."""
+    mode = mode or os.environ.get(CASSETTE_MODE_ENV, "") or "auto"
+    if mode not in ("record", "replay", "auto"):
+        raise ConfigurationError(f"{CASSETTE_MODE_ENV} must be record, replay or auto (got {mode!r})")
+    if mode == "auto":
+        return "replay" if path.exists() and not has_api_key else "record"
+    return mode  # type: ignore[return-value]
+
+
+def open_cassette(path: Path, *, mode: Literal["record", "replay"], live_factory: Any) -> CassetteTransport:
+    """The process's transport for ``path``: the open one if there is one in this mode,
+    so every engine continues the same recording (a cursor that restarted would replay
+    the first answer again; a second recorder would overwrite the first)."""
+    key = path.expanduser().absolute()
+    current = _OPEN.get(key)
+    if current is not None and current.mode == mode:
+        return current
+    transport = CassetteTransport(key, mode=mode, inner=live_factory() if mode == "record" else None)
+    _OPEN[key] = transport
+    return transport
+
+
+def close_cassette(path: Path) -> None:
+    """Forget the open transport for ``path``: the next engine starts it from the beginning."""
+    _OPEN.pop(path.expanduser().absolute(), None)
+
+
+def open_cassettes() -> dict[Path, CassetteTransport]:
+    return dict(_OPEN)
+
+
 def cassette_from_env(*, has_api_key: bool, live_factory: Any) -> CassetteTransport | None:
     """The cassette transport that ``NB_AGENT_CASSETTE`` asks for, if any."""
     path_text = os.environ.get(CASSETTE_ENV)
     if not path_text:
         return None
     path = Path(path_text).expanduser()
-    mode = os.environ.get(CASSETTE_MODE_ENV, "auto")
-    if mode not in ("record", "replay", "auto"):
-        raise ConfigurationError(f"{CASSETTE_MODE_ENV} must be record, replay or auto (got {mode!r})")
-    if mode == "auto":
-        mode = "replay" if path.exists() and not has_api_key else "record"
-    if mode == "record":
-        return CassetteTransport(path, mode="record", inner=live_factory())
-    return CassetteTransport(path, mode="replay")
+    return open_cassette(path, mode=resolve_mode(path, has_api_key=has_api_key), live_factory=live_factory)

@@ -95,6 +95,8 @@ class ResponseAccumulator:
     stop_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     blocks: dict[int, _BlockBuilder] = field(default_factory=dict)
+    last_uuid: str | None = None
+    """The uuid of the last block message made (the usage anchor of a complete response)."""
 
     def on_event(self, event: Any) -> AssistantMessage | None:
         kind = event.type
@@ -116,7 +118,9 @@ class ResponseAccumulator:
             return None
         if kind == "content_block_stop":
             block = self.blocks.pop(event.index).finish()
-            return AssistantMessage(content=[block], message_id=self.message_id, model=self.model, request_id=self.request_id)
+            message = AssistantMessage(content=[block], message_id=self.message_id, model=self.model, request_id=self.request_id)
+            self.last_uuid = message.uuid
+            return message
         if kind == "message_start":
             message = event.message
             self.message_id = message.id
@@ -151,14 +155,23 @@ async def stream_response(
     request: ModelRequest,
     *,
     accumulator: ResponseAccumulator | None = None,
+    on_end: Callable[[ResponseAccumulator], None] | None = None,
 ) -> AsyncIterator[ModelStreamItem]:
-    """Stream one request: every raw event as a ``StreamEvent``, each block as it completes."""
+    """Stream one request: every raw event as a ``StreamEvent``, each block as it completes.
+
+    ``on_end(accumulator)`` runs when the stream ends, fails or is closed (usage
+    accounting); a callback rather than a wrapping generator, which would cost a layer
+    per event."""
     acc = accumulator or ResponseAccumulator(model=request.model)
-    async for event in transport.stream(request.to_api()):
-        message = acc.on_event(event)
-        yield StreamEvent(event=event)
-        if message is not None:
-            yield message
+    try:
+        async for event in transport.stream(request.to_api()):
+            message = acc.on_event(event)
+            yield StreamEvent(event=event)
+            if message is not None:
+                yield message
+    finally:
+        if on_end is not None:
+            on_end(acc)
 
 
 def has_credentials() -> bool:

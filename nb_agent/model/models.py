@@ -13,6 +13,7 @@ limit among current models, so a request never asks for more than the model allo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 ONE_MILLION_CONTEXT_WINDOW = 1_000_000
@@ -57,6 +58,7 @@ def _normalize(model: str) -> str:
     return name
 
 
+@lru_cache(maxsize=64)  # asked several times per turn (thresholds, output cap), always the same few ids
 def model_info(model: str) -> ModelInfo:
     """The model's context window and output limit (conservative default if unknown)."""
     name = _normalize(model)

@@ -249,32 +249,36 @@ class _ToolCall:
         return answer
 
     async def _call(self, parsed: Any) -> AsyncIterator[ToolUpdate | ToolResult]:
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        task = asyncio.ensure_future(self.tool.call(parsed, self.ctx, queue.put_nowait))
+        # Progress, completion and the run's abort all set one event: no helper task (and
+        # no asyncio.wait) per wait, which used to be most of the pipeline's own cost.
+        progress: list[dict[str, Any]] = []
+        changed = asyncio.Event()
+
+        def on_progress(data: dict[str, Any]) -> None:
+            progress.append(data)
+            changed.set()
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(self.tool.call(parsed, self.ctx, on_progress))
         task.add_done_callback(_consume_exception)  # a failure after an abort is not news
-        abort_wait = asyncio.ensure_future(self.ctx.abort_signal.wait())
-        getter: asyncio.Future[dict[str, Any]] | None = None
+        task.add_done_callback(lambda _: changed.set())
+        remove_abort = self.ctx.abort_signal.add_callback(lambda _reason: loop.call_soon_threadsafe(changed.set))
         try:
             while True:
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({task, getter, abort_wait}, return_when=asyncio.FIRST_COMPLETED)
-                if getter in done:
-                    yield ToolUpdate(message=ProgressMessage(tool_use_id=self.tool_use_id, data=getter.result()))
-                    continue
-                getter.cancel()
-                if task in done:
-                    while not queue.empty():
-                        yield ToolUpdate(message=ProgressMessage(tool_use_id=self.tool_use_id, data=queue.get_nowait()))
+                await changed.wait()
+                changed.clear()
+                while progress:
+                    yield ToolUpdate(message=ProgressMessage(tool_use_id=self.tool_use_id, data=progress.pop(0)))
+                if task.done():
                     yield task.result()
                     return
-                # aborted: give the tool a moment to clean up after cancellation
-                task.cancel()
-                await asyncio.wait({task}, timeout=5.0)
-                raise AbortError(self.ctx.abort_signal.reason or INTERRUPT_MESSAGE)
+                if self.ctx.abort_signal.aborted:
+                    # aborted: give the tool a moment to clean up after cancellation
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=5.0)
+                    raise AbortError(self.ctx.abort_signal.reason or INTERRUPT_MESSAGE)
         finally:
-            abort_wait.cancel()
-            if getter is not None:
-                getter.cancel()
+            remove_abort()
             if not task.done():
                 task.cancel()
 

@@ -20,6 +20,8 @@ from typing import Any, Literal
 from nb_agent.jupyter.view.markdown_stream import MarkdownStream
 
 INTERRUPT_TEXT = "Interrupted by user"
+STOP_HOOK_FEEDBACK_PREFIX = "Stop hook feedback:"
+"""How the loop's message to the model starts when a Stop hook blocks the end of a turn."""
 
 ToolStatus = Literal["queued", "waiting for approval", "running", "done", "error", "denied", "interrupted"]
 FINAL_STATUSES = frozenset({"done", "error", "denied", "interrupted"})
@@ -65,6 +67,8 @@ class Approval:
     suggested_rule: str | None
     answer: Literal["allow", "always_allow", "deny"] | None = None
     feedback: str = ""
+    source: Literal["user", "preset"] = "user"
+    """Who answered: the user (a click, stdin) or the cell's ``--answer`` list."""
 
 
 @dataclass(eq=False, kw_only=True)
@@ -311,6 +315,8 @@ class RunState:
 
     def _on_user(self, message: Any) -> None:
         if isinstance(message.content, str):
+            if message.is_meta and message.content.startswith(STOP_HOOK_FEEDBACK_PREFIX):
+                self._add(Notice(level="warning", text=message.content, subtype="stop_hook"))
             return
         for block in message.content:
             if block.get("type") != "tool_result":
@@ -367,15 +373,29 @@ class RunState:
         self.changed(card)
         return card
 
-    def answer(self, card: ToolCall, answer: Literal["allow", "always_allow", "deny"], feedback: str = "") -> None:
+    def answer(
+        self,
+        card: ToolCall,
+        answer: Literal["allow", "always_allow", "deny"],
+        feedback: str = "",
+        *,
+        source: Literal["user", "preset"] = "user",
+    ) -> None:
         if card.approval is None or card.approval.answer is not None:
             return
         card.approval.answer = answer
         card.approval.feedback = feedback
+        card.approval.source = source
         if answer != "deny" and not card.finished:
             card.status = "running"
             card.started_at = self._clock()
         self.changed(card)
+
+    def notice(self, level: Literal["info", "warning", "error"], text: str, *, subtype: str = "") -> Notice:
+        """Add a notice of nb_agent's own (not from the engine)."""
+        notice = self._add(Notice(level=level, text=text, subtype=subtype))
+        assert isinstance(notice, Notice)
+        return notice
 
     # --- the end -------------------------------------------------------------------------
     def finish(self, *, result: Any = None, interrupted: bool = False, error: str | None = None) -> None:

@@ -208,11 +208,11 @@ class _Builder:
                 self.flags.add(kind)
             elif kind in ("arithmetic_expansion", "c_style_for_statement"):
                 self.flags.add("arithmetic")
-            elif kind == "compound_statement" and node.child_count and node.children[0].type == "((":
+            elif kind == "compound_statement" and node_text(node).startswith("(("):
                 self.flags.add("arithmetic")
             elif kind == "expansion" and not _is_safe_expansion(node):
                 self.flags.add("unsafe_expansion")
-            elif kind == "subscript" and node.parent is not None and node.parent.type != "expansion":
+            elif kind == "subscript" and (node.parent is None or node.parent.type != "expansion"):
                 self.flags.add("unsafe_expansion")  # a[$i]=x: the index is arithmetic
             problem = token_problem(node, source)
             if problem is not None:
@@ -440,7 +440,9 @@ class _Builder:
     def declaration(self, node: Node) -> SimpleCommand:
         """``export``/``local``/``declare``/``unset``...: the keyword, then each operand's text."""
         words = [
-            _declaration_word(child, self.problems) if child.is_named else literal_word(node_text(child))
+            _declaration_word(child, self.problems)
+            if child.is_named
+            else literal_word(node_text(child))
             for child in node.children
         ]
         return SimpleCommand(argv=tuple(words))
@@ -469,7 +471,8 @@ def _is_safe_expansion(node: Node) -> bool:
         inner = inner[1:]
     if head.type == "subscript":
         index = head.child_by_field_name("index")
-        if index is None or not (node_text(index) in _SAFE_SUBSCRIPTS or node_text(index).isdigit()):
+        index_text = node_text(index) if index is not None else ""
+        if not (index_text in _SAFE_SUBSCRIPTS or index_text.isdigit()):
             return False
     elif head.type not in ("variable_name", "special_variable_name"):
         return False
@@ -478,4 +481,6 @@ def _is_safe_expansion(node: Node) -> bool:
         return True
     if rest[0].is_named or node_text(rest[0]) not in _SAFE_EXPANSION_OPERATORS:
         return False
-    return all(child.is_named or node_text(child) in _SAFE_EXPANSION_OPERATORS for child in rest[1:])
+    return all(
+        child.is_named or node_text(child) in _SAFE_EXPANSION_OPERATORS for child in rest[1:]
+    )

@@ -38,6 +38,11 @@ def token_problem(node: Node, source: bytes) -> str | None:
         # the next blank: in `<<'EOF'#x; rm y` the grammar sees a comment where bash
         # sees the delimiter `EOF#x` and then `rm y`.
         return f"{kind} not delimited as bash delimits it"
+    if kind == "heredoc_end" and not _whole_line(node, source):
+        # The grammar ends a heredoc at a line that merely starts with the delimiter
+        # (`EOF<<` opens another heredoc that swallows the next lines); bash needs the
+        # delimiter alone on its line, so for bash those lines are commands.
+        return "heredoc delimiter line is not the delimiter alone"
     if node.child_count == 0 and kind not in _MULTILINE_TOKENS:
         text = node_text(node)
         if text.strip() and ("\n" in text or text[0].isspace()):
@@ -63,6 +68,16 @@ def _bounded(node: Node, source: bytes, kind: str) -> bool:
     if kind == "comment":
         return node.start_byte == 0 or source[node.start_byte - 1] in _WORD_BOUNDARY
     return node.end_byte >= len(source) or source[node.end_byte] in _WORD_BOUNDARY
+
+
+def _whole_line(node: Node, source: bytes) -> bool:
+    """The node is alone on its line, give or take leading tabs (for ``<<-``)."""
+    start = node.start_byte
+    while start > 0 and source[start - 1] == ord("\t"):
+        start -= 1
+    starts_line = start == 0 or source[start - 1] == ord("\n")
+    ends_line = node.end_byte >= len(source) or source[node.end_byte] == ord("\n")
+    return starts_line and ends_line
 
 
 def skipped_escape_problems(root: Node, source: bytes) -> list[str]:

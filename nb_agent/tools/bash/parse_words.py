@@ -48,6 +48,8 @@ class Word:
     leading expansion or glob, or an unquoted expansion that word splitting may cut)."""
     may_split: bool = False
     """Has an unquoted expansion, so word splitting may cut it into several words."""
+    has_brace: bool = False
+    """Has an unquoted brace expansion (``{a,b}``, ``{1..3}``): several words."""
 
 
 _GLOB_CHARS = frozenset("*?[")
@@ -114,7 +116,9 @@ def _double_quoted_pieces(node: Node, out: list[_Piece], problems: list[str]) ->
     end = node.end_byte - 1
     for child in node.children:
         if child.start_byte > position:  # text tree-sitter left between children
-            gap = source[position - start : child.start_byte - start].decode("utf-8", "surrogateescape")
+            gap = source[position - start : child.start_byte - start].decode(
+                "utf-8", "surrogateescape"
+            )
             out.append(_Piece(_unescape_double_quoted(gap), quoted=True, literal=True))
         position = max(position, child.end_byte)
         if child.type == '"' and child.start_byte in (start, end):
@@ -193,6 +197,7 @@ def _word_from_pieces(raw: str, pieces: list[_Piece]) -> Word:
         has_glob=has_glob,
         may_be_option=may_be_option,
         may_split=may_split,
+        has_brace=has_brace,
     )
 
 

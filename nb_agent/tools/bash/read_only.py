@@ -92,8 +92,9 @@ def _structure_is_safe(parsed: ParsedCommand) -> bool:
         or parsed.has_function_definition  # it may shadow an allow-listed name later
     ):
         return False
-    if any(not heredoc.quoted and any(c in heredoc.body for c in "$`") for heredoc in parsed.heredocs):
-        return False  # an unquoted heredoc body is expanded (tree-sitter misses backticks)
+    for heredoc in parsed.heredocs:
+        if not heredoc.quoted and any(char in heredoc.body for char in "$`"):
+            return False  # an unquoted body is expanded (and tree-sitter misses backticks)
     if not all(_redirect_is_safe(redirect) for redirect in parsed.redirects):
         return False
     return all(is_safe_variable_name(name) for name in parsed.loop_variables)

@@ -35,7 +35,12 @@ class OptionSpec:
 
     @classmethod
     def of(
-        cls, flags: str = "", valued: str = "", attached: str = "", *, stop_at_positional: bool = False
+        cls,
+        flags: str = "",
+        valued: str = "",
+        attached: str = "",
+        *,
+        stop_at_positional: bool = False,
     ) -> OptionSpec:
         """Build a spec from whitespace-separated option spellings."""
         return cls(
@@ -76,7 +81,8 @@ def parse_options(args: Sequence[Word], spec: OptionSpec) -> ParsedArgs | None:
         if word.is_literal and text == "--":
             positionals.extend(args[index:])
             break
-        if (not word.is_literal and not text.startswith("--")) or not text.startswith("-") or text == "-":
+        is_option = text.startswith("-") and text != "-"
+        if not is_option or (not word.is_literal and not text.startswith("--")):
             positionals.append(word)
             if spec.stop_at_positional:
                 positionals.extend(args[index:])

@@ -128,20 +128,52 @@ def _python(args: Sequence[Word]) -> bool:
 # --- tests and builtins ------------------------------------------------------------
 
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_TEST_UNARY = frozenset(
+    "-a -b -c -d -e -f -g -h -k -n -o -p -r -s -t -u -w -x -z -G -L -N -O -S".split()
+)
+_TEST_BINARY = frozenset("= == != < > -nt -ot -ef".split()) | _ARITHMETIC_TESTS
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
+def _one_word(word: Word) -> bool:
+    """A word the shell cannot turn into several: no unquoted expansion, glob or braces."""
+    return not (word.may_split or word.has_glob or word.has_brace)
+
+
 def _test(args: Sequence[Word]) -> bool:
-    # `-v 'a[$(cmd)]'` and `-R` evaluate an array subscript, running the substitution.
-    return not any(arg.is_literal and arg.value in ("-v", "-R") for arg in args)
+    """``test``/``[``: `-v 'a[$(cmd)]'` and `-R` evaluate an array subscript, running it.
+
+    test picks its operators by counting arguments *after* expansion, so a variable
+    holding `-v` (a loop can set one) becomes that operator: expansions are allowed only
+    as operands of a literal operator, in the fixed shapes `OP X` and `X OP Y`.
+    """
+    words = list(args)
+    if words and words[-1].is_literal and words[-1].value == "]":
+        words = words[:-1]  # `[ ... ]`
+    if any(word.is_literal and word.value in ("-v", "-R") for word in words):
+        return False
+    if all(word.is_literal for word in words):
+        return True
+    if not all(word.is_literal or _one_word(word) for word in words):
+        return False
+    if words and words[0].is_literal and words[0].value == "!":
+        words = words[1:]
+    if len(words) == 1:
+        return True
+    if len(words) == 2:
+        return words[0].is_literal and words[0].value in _TEST_UNARY
+    if len(words) == 3:
+        return words[1].is_literal and words[1].value in _TEST_BINARY
+    return False
 
 
 def _test_extended(args: Sequence[Word]) -> bool:
-    if not _test(args):
+    """``[[ ... ]]`` fixes its operators when parsed, but `-eq` and friends evaluate their
+    operands as arithmetic (`[[ x -eq 1 ]]` with x='a[$(cmd)]' runs cmd): integers only."""
+    if any(arg.is_literal and arg.value in ("-v", "-R") for arg in args):
         return False
     if not any(arg.is_literal and arg.value in _ARITHMETIC_TESTS for arg in args):
         return True
-    # `[[ x -eq 1 ]]` evaluates x arithmetically (and `a[$(cmd)]` runs cmd): integers only.
     operands = [arg for arg in args if not (arg.is_literal and (
         arg.value in _ARITHMETIC_TESTS or arg.value in ("]]", "&&", "||", "!", "(", ")")))]
     return all(arg.is_literal and _INTEGER.fullmatch(arg.value) for arg in operands)
@@ -150,7 +182,9 @@ def _test_extended(args: Sequence[Word]) -> bool:
 def _printf(args: Sequence[Word]) -> bool:
     # `printf -v NAME` assigns a shell variable (PATH, or `a[$(cmd)]`).
     first = args[0] if args else None
-    return first is None or not first.may_be_option or (first.is_literal and not first.value.startswith("-v"))
+    if first is None or not first.may_be_option:
+        return True
+    return first.is_literal and not first.value.startswith("-v")
 
 
 _READ = OptionSpec.of(flags="-r -s", valued="-d -n -N -p -t -u -a")
@@ -239,7 +273,9 @@ def _sort(args: Sequence[Word]) -> bool:
 
 def _uniq(args: Sequence[Word]) -> bool:
     parsed = parse_options(args, _UNIQ)  # a second operand is an output file
-    return parsed is not None and len(parsed.positionals) <= 1
+    return parsed is not None and len(parsed.positionals) <= 1 and all(
+        _one_word(word) for word in parsed.positionals  # `uniq *.txt` may be two files
+    )
 
 
 def _date(args: Sequence[Word]) -> bool:
@@ -279,7 +315,8 @@ def _xxd(args: Sequence[Word]) -> bool:
         if not arg.is_literal and arg.may_be_option:
             return False
         if not (arg.is_literal and arg.value.startswith("-") and len(arg.value) > 1):
-            return index == len(args) - 1  # the input file, and nothing after it
+            # The input file, one word (a glob may name two), and nothing after it.
+            return index == len(args) - 1 and _one_word(arg)
         index += 2 if arg.value in _XXD_VALUED else 1
     return True
 

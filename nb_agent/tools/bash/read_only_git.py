@@ -120,8 +120,8 @@ def _remote(args: Sequence[Word]) -> bool:
 
 def _config(args: Sequence[Word]) -> bool:
     parsed = parse_options(args, _CONFIG)
-    if parsed is None:
-        return False
+    if parsed is None or not all(word.is_literal for word in parsed.positionals):
+        return False  # `git config a.*` may expand to `git config a.b a.c`, which sets
     if parsed.has(*_CONFIG_READ_MODES):
         return len(parsed.positionals) <= 2  # name [value-pattern]
     positionals = parsed.positionals

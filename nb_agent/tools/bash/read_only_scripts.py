@@ -81,9 +81,7 @@ class _SedScanner:
             self.skip_text()
             return True
         if char in _SED_LABEL:
-            while self.peek() and self.peek() not in ";\n":
-                self.pos += 1
-            return True
+            return self.label()
         if char == "s":
             return self.substitute()
         if char == "y":
@@ -91,6 +89,15 @@ class _SedScanner:
             self.pos += 1
             return self.delimited(delimiter) and self.delimited(delimiter) and self.end_of_command()
         return False  # e, w, W, r, R and anything unknown
+
+    def label(self) -> bool:
+        """A label (``b``, ``t``, ``T``, ``:``) or version (``v``). GNU sed ends it at a
+        blank, ``;``, ``}`` or newline and reads a command right after a blank
+        (``ba w out`` writes), so a label must be plain and end at one of those."""
+        self.skip_blanks()
+        while self.peek() and (self.peek().isalnum() or self.peek() in "_."):
+            self.pos += 1
+        return not self.peek() or self.peek() in " \t\n;}"
 
     def end_of_command(self) -> bool:
         self.skip_blanks()

@@ -234,6 +234,7 @@ DANGEROUS: tuple[Case, ...] = tuple(
             "[ -v 'a[$(touch p)]' ]",
             "[[ $x -eq 1 ]]",
             "[[ 'a[$(id)]' -eq 1 ]]",
+            "for op in -v; do test \"$op\" 'a[$(touch x)]'; done",
             "((x++)); ls",
         ],
         "wrapper": [
@@ -324,6 +325,8 @@ DANGEROUS: tuple[Case, ...] = tuple(
             "sed 's/a/b/ w out' f",
             "sed 's/[/]/x/w out' f",
             "sed -e p -e 'w out' f",
+            "sed 'ba s/a/b/w out' f",
+            "sed ':a$ e touch x' f",
         ],
         "awk": [
             "awk 'BEGIN { system(\"rm -rf x\") }'",
@@ -410,6 +413,10 @@ DANGEROUS: tuple[Case, ...] = tuple(
             "dd if=/dev/zero of=f",
             "uniq a.txt b.txt",
             "xxd a.bin out.hex",
+            "xxd data.bin -p",
+            "xxd data/*.bin",
+            "uniq logs/*.txt",
+            "git config core.*",
             "date -s '2020-01-01'",
             "date 0101000020",
             "tree -o out.txt",
@@ -464,6 +471,7 @@ DANGEROUS: tuple[Case, ...] = tuple(
             "sort >&--o out.txt f",
             "[rm]",
             "{rm,-rf,x}",
+            "cat <<-EOF\nEOF<<\nEOF\nrm -rf x\nEOF",
         ],
         "malformed": [
             "",

@@ -11,12 +11,14 @@ def _argv(command: str, index: int = 0) -> list[str]:
 
 def test_pipeline_and_lists_give_every_simple_command_in_order() -> None:
     parsed = parse_command("ls -la | grep x && pwd || echo no; sleep 1 & wc -l")
-    assert [command.name for command in parsed.commands] == ["ls", "grep", "pwd", "echo", "sleep", "wc"]
+    names = [command.name for command in parsed.commands]
+    assert names == ["ls", "grep", "pwd", "echo", "sleep", "wc"]
     assert parsed.analysable
 
 
 def test_words_are_unquoted_and_literalness_is_tracked() -> None:
-    words = parse_command("echo 'a b' \"c\\\"d\" e\\ f \"$HOME\" *.py src/*.py ~/x -n").commands[0].argv
+    command = "echo 'a b' \"c\\\"d\" e\\ f \"$HOME\" *.py src/*.py ~/x -n"
+    words = parse_command(command).commands[0].argv
     assert [word.value for word in words[1:4]] == ["a b", 'c"d', "e f"]
     assert all(word.is_literal for word in words[:4])
     home, glob, prefixed_glob, tilde, flag = words[4:]
@@ -37,7 +39,9 @@ def test_assignments_and_redirections_are_separated_from_argv() -> None:
     parsed = parse_command("LC_ALL=C sort f 2>/dev/null >out.txt 2>&1 < in.txt")
     command = parsed.commands[0]
     assert [word.value for word in command.argv] == ["sort", "f"]
-    assert [(a.name, a.value.value if a.value else None) for a in command.assignments] == [("LC_ALL", "C")]
+    (assignment,) = command.assignments
+    assert assignment.name == "LC_ALL" and assignment.value is not None
+    assert assignment.value.value == "C"
     assert [(r.operator, r.fd, r.target.value if r.target else None) for r in parsed.redirects] == [
         (">", 2, "/dev/null"), (">", None, "out.txt"), (">&", 2, "1"), ("<", None, "in.txt"),
     ]
@@ -89,3 +93,17 @@ def test_parse_errors_make_the_command_unanalysable() -> None:
     for broken in ('ls "unterminated', "ls (", "cat <> f", "if true; then ls"):
         parsed = parse_command(broken)
         assert parsed.has_parse_error and not parsed.analysable, broken
+
+
+def test_spots_where_the_grammar_and_bash_disagree_are_problems() -> None:
+    # Each parses without error, yet bash runs a command the tree does not show.
+    for hidden in (
+        "tr\\\nuncate -s 0 f",  # bash joins the lines: truncate
+        "echo\n\\rm x",  # the grammar makes "\n\\rm" an argument of echo
+        "cat <<'EOF'#x; rm y\nEOF#x",  # the delimiter is EOF#x; `rm y` runs
+        "cat <<EOF;\nEOF\nrm x\nEOF;",  # the grammar takes `EOF;` as the delimiter
+        "[rm]",  # a glob to bash, not a test
+        "cat <<EOF\nEOF<<\nEOF\nrm x\nEOF",  # `EOF<<` does not end the heredoc for bash
+    ):
+        assert not parse_command(hidden).analysable, hidden
+    assert parse_command("ls -la \\\n  | head").analysable  # a plain continuation

@@ -1,0 +1,84 @@
+"""A Jupyter kernel that starts with nb_agent loaded: "Python 3 (nb_agent)".
+
+    python -m nb_agent.jupyter.kernelspec install [--user | --sys-prefix | --prefix PATH] [--name NAME]
+    python -m nb_agent.jupyter.kernelspec remove [--name NAME]
+
+The kernel is ipykernel on this Python with ``--ext=nb_agent`` (IPython's
+``InteractiveShellApp.extra_extensions``), so ``%%agent`` works in a new notebook without
+``%load_ext nb_agent``. Pick it in JupyterLab's launcher or with ``--kernel nb_agent``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+KERNEL_NAME = "nb_agent"
+DISPLAY_NAME = "Python 3 (nb_agent)"
+EXTENSION_ARGUMENT = "--ext=nb_agent"
+
+
+def kernel_json(*, display_name: str = DISPLAY_NAME) -> dict[str, object]:
+    """The kernel.json: ipykernel's own for this Python, plus the extension."""
+    from ipykernel.kernelspec import get_kernel_dict
+
+    spec = get_kernel_dict(extra_arguments=[EXTENSION_ARGUMENT])
+    spec["display_name"] = display_name
+    return spec
+
+
+def install(
+    *,
+    user: bool = False,
+    prefix: str | None = None,
+    name: str = KERNEL_NAME,
+    display_name: str = DISPLAY_NAME,
+    kernel_spec_manager: object = None,
+) -> str:
+    """Install the kernelspec; returns the directory it was written to."""
+    import json
+    import tempfile
+
+    from ipykernel.kernelspec import RESOURCES
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    manager = kernel_spec_manager or KernelSpecManager()
+    with tempfile.TemporaryDirectory() as staging:
+        source = Path(staging) / name
+        shutil.copytree(RESOURCES, source)  # ipykernel's logos
+        (source / "kernel.json").write_text(json.dumps(kernel_json(display_name=display_name), indent=1))
+        return manager.install_kernel_spec(str(source), kernel_name=name, user=user, prefix=prefix)  # type: ignore[attr-defined]
+
+
+def remove(*, name: str = KERNEL_NAME) -> str:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return KernelSpecManager().remove_kernel_spec(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nb_agent.jupyter.kernelspec", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    add = commands.add_parser("install", help="install the kernelspec")
+    where = add.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="for this user (~/.local/share/jupyter/kernels)")
+    where.add_argument("--sys-prefix", action="store_true", help=f"in this environment ({sys.prefix})")
+    where.add_argument("--prefix", metavar="PATH", help="under PATH/share/jupyter/kernels")
+    add.add_argument("--name", default=KERNEL_NAME, help=f"kernel name (default: {KERNEL_NAME})")
+    add.add_argument("--display-name", default=DISPLAY_NAME, help=f"name shown in Jupyter (default: {DISPLAY_NAME!r})")
+    drop = commands.add_parser("remove", help="remove the kernelspec")
+    drop.add_argument("--name", default=KERNEL_NAME)
+    args = parser.parse_args(argv)
+    if args.command == "remove":
+        print(f"Removed {remove(name=args.name)}")
+        return 0
+    prefix = sys.prefix if args.sys_prefix else args.prefix
+    path = install(user=args.user, prefix=prefix, name=args.name, display_name=args.display_name)
+    print(f"Installed the kernelspec {args.name!r} ({args.display_name}) in {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+"""nbval runs the demo notebooks headlessly and offline, as ``python -m nb_agent.demo`` does:
+no API key, cassettes replayed (``NB_AGENT_CASSETTE_MODE=replay``) and only the final
+rendering of each run (``NB_AGENT_RENDER=static``: nbval has no widget frontend, and it
+ignores display updates). The settings apply to these notebooks' kernels only."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from nb_agent.demo import kernel_env
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(kernel_env())  # nbval starts the notebook's kernel during this setup
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
