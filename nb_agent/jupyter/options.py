@@ -175,8 +175,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="mcp",
         arg="optional",
-        metavar="[list | add NAME -- CMD ARGS... | add NAME --url URL | remove NAME]",
-        help="MCP servers: list them (status, tools), add or remove one",
+        metavar="[ARGS]",
+        help="MCP servers: list | add NAME -- CMD ARGS... | add NAME --url URL | remove NAME",
     ),
     Subcommand(name="help", arg=None, help="this help"),
 )  # fmt: skip
