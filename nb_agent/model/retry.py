@@ -29,7 +29,7 @@ import email.utils
 import random as _random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from nb_agent.abort import AbortSignal
@@ -230,6 +230,17 @@ async def _wait(policy: RetryPolicy, delay: float, abort_signal: AbortSignal | N
     return not abort_signal.aborted
 
 
+def _decide_or_raise(exc: Exception, state: RetryState, policy: RetryPolicy, context: RetryContext) -> RetryDecision:
+    """The retry decision for ``exc``; raises it (or ``FallbackTriggeredError``) when not retrying."""
+    decision = decide(exc, state, policy, context)
+    if decision.action == "give_up":
+        raise exc
+    if decision.action == "fallback":
+        assert context.fallback_model is not None
+        raise FallbackTriggeredError(original_model=context.model, fallback_model=context.fallback_model) from exc
+    return decision
+
+
 async def stream_with_retry(
     call_once: Callable[[Any], AsyncIterator[Any]],
     request: Any,
@@ -254,12 +265,7 @@ async def stream_with_retry(
                 yield item
             return
         except Exception as exc:
-            decision = decide(exc, state, policy, context)
-            if decision.action == "give_up":
-                raise
-            if decision.action == "fallback":
-                assert context.fallback_model is not None
-                raise FallbackTriggeredError(original_model=context.model, fallback_model=context.fallback_model) from exc
+            decision = _decide_or_raise(exc, state, policy, context)
             if yielded:
                 yield StreamRetryEvent(attempt=state.attempt, error=str(classify(exc)))
             yield _notice(exc, state, policy, decision.delay_s)
@@ -281,27 +287,11 @@ async def call_with_retry(
         try:
             return await call_once()
         except Exception as exc:
-            decision = decide(exc, state, policy, context)
-            if decision.action == "give_up":
-                raise
-            if decision.action == "fallback":
-                assert context.fallback_model is not None
-                raise FallbackTriggeredError(original_model=context.model, fallback_model=context.fallback_model) from exc
+            decision = _decide_or_raise(exc, state, policy, context)
             if on_retry is not None:
                 on_retry(_notice(exc, state, policy, decision.delay_s))
             if not await _wait(policy, decision.delay_s, context.abort_signal):
                 raise
-
-
-@dataclass(kw_only=True)
-class RetryRecorder:
-    """A ``sleep`` for tests: records the delays, never waits."""
-
-    delays: list[float] = field(default_factory=list)
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
-        await asyncio.sleep(0)
 
 
 __all__ = [
@@ -310,7 +300,6 @@ __all__ = [
     "RetryContext",
     "RetryDecision",
     "RetryPolicy",
-    "RetryRecorder",
     "RetryState",
     "StreamRetryEvent",
     "call_with_retry",

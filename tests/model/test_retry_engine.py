@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 from nb_agent.engine import EngineConfig, QueryEngine
-from nb_agent.model.retry import RetryPolicy, RetryRecorder
+from nb_agent.model.retry import RetryPolicy
+from nb_agent.testing.retry import RetryRecorder
 from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, overloaded_error, prompt_too_long_error, rate_limit_error, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
 from nb_agent.testing.tools import RecordingTool

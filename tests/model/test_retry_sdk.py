@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from nb_agent.engine import EngineConfig, QueryEngine
-from nb_agent.model.retry import RetryPolicy, RetryRecorder
+from nb_agent.model.retry import RetryPolicy
+from nb_agent.testing.retry import RetryRecorder
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, overloaded_error, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
