@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import pstats
 import statistics
 import tempfile
@@ -59,6 +60,7 @@ async def run_loop(turns: int, workdir: Path) -> tuple[float, float, list[dict[s
             tools=[RecordingTool("Noop")],
             transport=AnthropicTransport(client=client),
         )
+        gc.collect()  # both sides start from a clean heap, so a full collection left over from setup lands in neither
         started, cpu_started = time.perf_counter(), time.thread_time()
         result = None
         async for event in engine.submit_message("Check every item."):
@@ -73,6 +75,7 @@ async def run_loop(turns: int, workdir: Path) -> tuple[float, float, list[dict[s
 async def run_raw(turns: int, bodies: list[dict[str, Any]]) -> tuple[float, float]:
     async with FakeAnthropicServer(script(turns)) as server:
         client = server.client()
+        gc.collect()
         started, cpu_started = time.perf_counter(), time.thread_time()
         for body in bodies:
             request = {k: v for k, v in body.items() if k != "stream"}
