@@ -81,3 +81,26 @@ def test_tool_flags():
     tool = InspectVariables(KernelBridge(shell=_shell()))
     parsed = tool.parse_input({})
     assert tool.is_read_only(parsed) and tool.is_concurrency_safe(parsed)
+
+
+def test_summary_names_a_dataframes_columns():
+    frame = pd.DataFrame({"month": ["2024-01"], "revenue": [1.0], "ad_spend": [2.0]})
+    summary = variables_summary(_shell(sales=frame))
+    assert "sales: pandas.DataFrame, 1×3, columns month, revenue, ad_spend" in summary
+
+
+def test_summary_bounds_a_wide_frames_columns():
+    wide = pd.DataFrame({f"feature_with_a_long_name_{i:04d}": [0] for i in range(2_000)})
+    line = variables_summary(_shell(wide=wide)).splitlines()[1]
+    assert "feature_with_a_long_name_0000" in line and "feature_with_a_long_name_1999" not in line
+    shown = line.split("columns ", 1)[1]
+    assert shown.endswith(" more") and int(shown.rsplit("+", 1)[1].split()[0]) >= 2_000 - 12
+    assert len(line) < 300
+
+
+def test_describe_says_when_it_used_a_sample():
+    small = _call(_shell(frame=pd.DataFrame({"x": range(10)})), name="frame")
+    assert "\ndescribe:\n" in small and "sample" not in small
+    big = pd.DataFrame({"x": np.arange(1_000_001, dtype=np.int32)})
+    text = _call(_shell(big=big), name="big")
+    assert "describe (computed on a random sample of 100,000 of 1,000,001 rows):" in text

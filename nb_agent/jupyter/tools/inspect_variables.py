@@ -24,6 +24,13 @@ MAX_LISTED = 200
 SUMMARY_LIMIT = 2_000
 DETAIL_LIMIT = 12_000
 _LEN_TYPES = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
+# The one-line summary names a frame's columns, but a 2,000-column frame must not eat the
+# summary's budget: at most this many names, and this many characters for all of them.
+SUMMARY_COLUMNS = 12
+SUMMARY_COLUMNS_CHARS = 160
+# describe() on a huge frame is slow; above this many rows it runs on a seeded sample.
+DESCRIBE_FULL_ROWS = 1_000_000
+DESCRIBE_SAMPLE_ROWS = 100_000
 
 
 def user_variables(shell: Any) -> list[tuple[str, Any]]:
@@ -100,10 +107,36 @@ def _short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _frame_columns(value: Any) -> list[str] | None:
+    """Column names of a pandas or polars DataFrame (None for anything else)."""
+    module = type(value).__module__.split(".")[0]
+    if module not in ("pandas", "polars") or type(value).__name__ != "DataFrame":
+        return None
+    try:
+        return [str(column) for column in list(value.columns)]
+    except Exception:  # noqa: BLE001 - a broken frame still gets its one line
+        return None
+
+
+def _columns_text(columns: list[str]) -> str:
+    shown: list[str] = []
+    size = 0
+    for column in columns[:SUMMARY_COLUMNS]:
+        name = column if len(column) <= 40 else column[:39] + "…"
+        if shown and size + len(name) + 2 > SUMMARY_COLUMNS_CHARS:
+            break
+        shown.append(name)
+        size += len(name) + 2
+    rest = len(columns) - len(shown)
+    return "columns " + ", ".join(shown) + (f", … +{rest} more" if rest else "")
+
+
 def describe_one_line(name: str, value: Any) -> str:
     parts = [_type_name(value)]
     if shape := _shape(value):
         parts.append(shape)
+    if columns := _frame_columns(value):
+        parts.append(_columns_text(columns))
     if isinstance(value, (types.FunctionType, type)):
         return f"{name}: {parts[0]}"
     if short := _short_repr(value):
@@ -159,9 +192,13 @@ def _pandas_detail(name: str, value: Any) -> list[str]:
             lines.append(f"dtype: {getattr(value, 'dtype', '?')}")
         lines.append("\nhead:\n" + value.head(5).to_string())
         try:
-            sample = value if len(value) <= 1_000_000 else value.sample(100_000, random_state=0)
-            described = sample.describe()
-            lines.append("\ndescribe:\n" + described.to_string())
+            rows = len(value)
+            if rows <= DESCRIBE_FULL_ROWS:
+                described, heading = value.describe(), "describe:"
+            else:
+                described = value.sample(DESCRIBE_SAMPLE_ROWS, random_state=0).describe()
+                heading = f"describe (computed on a random sample of {DESCRIBE_SAMPLE_ROWS:,} of {rows:,} rows):"
+            lines.append(f"\n{heading}\n" + described.to_string())
         except Exception as exc:  # noqa: BLE001
             lines.append(f"\n(describe failed: {exc})")
     return lines
