@@ -1,4 +1,4 @@
-"""nbval runs the demo notebooks headlessly and offline, as ``python -m nb_agent.demo`` does:
+"""nbval runs the demo notebooks headlessly and offline, as ``python -m nb_agent.jupyter.demo`` does:
 no API key, cassettes replayed (``NB_AGENT_CASSETTE_MODE=replay``) and only the final
 rendering of each run (``NB_AGENT_RENDER=static``: nbval has no widget frontend, and it
 ignores display updates). The settings apply to these notebooks' kernels only."""
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from nb_agent.demo import kernel_env
+from nb_agent.jupyter.demo import kernel_env
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -9,7 +9,7 @@ For each notebook ``NAME.ipynb`` this
    notebook's ``%agent cassette cassettes/NAME.json`` line writes every request and
    response to the cassette; the script must be used up exactly;
 2. runs it again with no server and no API key, replaying the cassette (what nbval and
-   ``python -m nb_agent.demo`` do), and saves that execution's outputs into ``NAME.ipynb``.
+   ``python -m nb_agent.jupyter.demo`` do), and saves that execution's outputs into ``NAME.ipynb``.
 
 To record against the real model instead, run the notebook yourself with
 ``ANTHROPIC_API_KEY`` set and ``NB_AGENT_CASSETTE_MODE=record``, then run step 2 with
@@ -27,7 +27,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from nb_agent.demo import execute_notebook, kernel_env
+from nb_agent.jupyter.demo import execute_notebook, kernel_env
 from nb_agent.testing import FakeAnthropicServer
 
 HERE = Path(__file__).resolve().parent

@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install -q -e ".[demo]"
-python -m nb_agent.demo notebooks/quickstart.ipynb "$@"
+python -m nb_agent.jupyter.demo notebooks/quickstart.ipynb "$@"

@@ -12,7 +12,8 @@ import nb_agent
 
 PACKAGE_DIR = Path(nb_agent.__file__).parent
 JUPYTER_DIR = PACKAGE_DIR / "jupyter"
-FORBIDDEN = ("IPython", "ipywidgets", "ipykernel")
+# nbformat is a file-format library (Read uses it for .ipynb files), not the runtime.
+FORBIDDEN = ("IPython", "ipywidgets", "ipykernel", "comm", "nbclient", "jupyter_client")
 
 
 def _engine_modules() -> list[str]:
@@ -81,5 +82,20 @@ def test_nothing_outside_the_jupyter_layer_imports_it():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for name in _imported_names(tree, module):
             if name == "nb_agent.jupyter" or name.startswith("nb_agent.jupyter."):
+                offenders.append(f"{path.relative_to(PACKAGE_DIR.parent)} imports {name}")
+    assert offenders == []
+
+
+def test_no_engine_module_imports_the_jupyter_stack_even_lazily():
+    # The subprocess check above sees module-level imports; this one also sees imports
+    # inside functions, which would only fail at run time outside a kernel.
+    offenders = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        if JUPYTER_DIR in path.parents:
+            continue
+        module = ".".join(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for name in _imported_names(tree, module):
+            if name.split(".")[0] in FORBIDDEN:
                 offenders.append(f"{path.relative_to(PACKAGE_DIR.parent)} imports {name}")
     assert offenders == []

@@ -26,7 +26,7 @@ def test_the_two_commands_are_the_scripts_and_ci_runs_the_second() -> None:
     for script in ("demo.sh", "test.sh"):
         assert subprocess.run(["bash", "-n", str(REPO / "scripts" / script)]).returncode == 0
     demo = (REPO / "scripts" / "demo.sh").read_text()
-    assert 'pip install -q -e ".[demo]"' in demo and "python -m nb_agent.demo notebooks/quickstart.ipynb" in demo
+    assert 'pip install -q -e ".[demo]"' in demo and "python -m nb_agent.jupyter.demo notebooks/quickstart.ipynb" in demo
     test = (REPO / "scripts" / "test.sh").read_text()
     assert 'pip install -q -e ".[test]"' in test and "pytest -q -p no:cacheprovider tests" in test and NBVAL in test
     ci = (REPO / ".ci" / "run").read_text()
@@ -40,7 +40,7 @@ def test_the_two_commands_are_the_scripts_and_ci_runs_the_second() -> None:
 def test_the_demo_command_executes_the_quickstart_offline(tmp_path: Path) -> None:
     out = tmp_path / "executed.ipynb"
     run = subprocess.run(
-        [sys.executable, "-m", "nb_agent.demo", "notebooks/quickstart.ipynb", "--out", str(out)],
+        [sys.executable, "-m", "nb_agent.jupyter.demo", "notebooks/quickstart.ipynb", "--out", str(out)],
         cwd=REPO, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr

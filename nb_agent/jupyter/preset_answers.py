@@ -1,6 +1,6 @@
 """Pre-answered approvals: ``%%agent --answer allow --answer deny:"use pandas"``.
 
-A run that nobody can click in (nbclient, nbval, ``python -m nb_agent.demo``) cannot
+A run that nobody can click in (nbclient, nbval, ``python -m nb_agent.jupyter.demo``) cannot
 wait for the approval buttons. A cell that gives ``--answer`` values has its permission
 requests answered from that list, in the order they are asked, instead of showing
 buttons. Each request still appears on its tool card, marked as pre-answered, so the

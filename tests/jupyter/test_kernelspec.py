@@ -9,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from nb_agent.demo import this_python_kernels
+from nb_agent.jupyter.demo import this_python_kernels
 from nb_agent.jupyter import kernelspec
 
 REPO = Path(__file__).resolve().parents[2]

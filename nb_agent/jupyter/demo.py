@@ -1,4 +1,4 @@
-"""Run a demo notebook headlessly and offline: ``python -m nb_agent.demo [NOTEBOOK] [--out PATH]``.
+"""Run a demo notebook headlessly and offline: ``python -m nb_agent.jupyter.demo [NOTEBOOK] [--out PATH]``.
 
 The notebook runs in a real Jupyter kernel (this Python, through nbclient), with nb_agent
 loaded by its first cell. The demo notebooks choose their cassette with
@@ -149,7 +149,7 @@ def _find(notebook: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nb_agent.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m nb_agent.jupyter.demo", description=__doc__.splitlines()[0])
     parser.add_argument("notebook", nargs="?", type=Path, default=DEFAULT_NOTEBOOK, help=f"default: {DEFAULT_NOTEBOOK}")
     parser.add_argument("--out", type=Path, default=None, help=f"where to write the executed notebook (default: {DEFAULT_OUT_DIR}/NAME)")
     parser.add_argument("--quiet", action="store_true", help="do not print the cells and their outputs")
