@@ -73,29 +73,28 @@ def _imported_names(tree: ast.AST, module: str) -> list[str]:
     return names
 
 
-def test_nothing_outside_the_jupyter_layer_imports_it():
-    offenders = []
+def _engine_imports():
+    """(path, imported name) for every import statement outside the Jupyter layer."""
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         if JUPYTER_DIR in path.parents:
             continue
         module = ".".join(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for name in _imported_names(tree, module):
-            if name == "nb_agent.jupyter" or name.startswith("nb_agent.jupyter."):
-                offenders.append(f"{path.relative_to(PACKAGE_DIR.parent)} imports {name}")
+            yield path.relative_to(PACKAGE_DIR.parent), name
+
+
+def test_nothing_outside_the_jupyter_layer_imports_it():
+    offenders = [
+        f"{path} imports {name}"
+        for path, name in _engine_imports()
+        if name == "nb_agent.jupyter" or name.startswith("nb_agent.jupyter.")
+    ]
     assert offenders == []
 
 
 def test_no_engine_module_imports_the_jupyter_stack_even_lazily():
     # The subprocess check above sees module-level imports; this one also sees imports
     # inside functions, which would only fail at run time outside a kernel.
-    offenders = []
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        if JUPYTER_DIR in path.parents:
-            continue
-        module = ".".join(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for name in _imported_names(tree, module):
-            if name.split(".")[0] in FORBIDDEN:
-                offenders.append(f"{path.relative_to(PACKAGE_DIR.parent)} imports {name}")
+    offenders = [f"{path} imports {name}" for path, name in _engine_imports() if name.split(".")[0] in FORBIDDEN]
     assert offenders == []
