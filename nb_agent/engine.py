@@ -38,7 +38,9 @@ from nb_agent.loop.state import CompactionResult
 from nb_agent.messages import messages_after_compact_boundary
 from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
 from nb_agent.model.retry import RetryContext, stream_with_retry
+from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, resolve_model
 from nb_agent.model.pricing import Usage
+from nb_agent.model.providers import Provider, provider_from_env
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
@@ -48,7 +50,7 @@ from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.pipeline import ToolRunDeps
 from nb_agent.transcript import Transcript, load_transcript, repair_transcript
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
+DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"
 STATE_DIR_NAME = ".nb_agent"
 
@@ -56,7 +58,8 @@ ResultSubtype = Literal["success", "error_during_execution", "error_max_turns", 
 
 
 def default_model() -> str:
-    return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    """``NB_AGENT_MODEL``, else ``ANTHROPIC_MODEL``, else ``claude-sonnet-4-6``."""
+    return main_model()
 
 
 @dataclass(kw_only=True)
@@ -64,7 +67,10 @@ class EngineConfig:
     """How a session runs. Rare options live in ``extra``."""
 
     model: str = field(default_factory=default_model)
+    """A model id or alias (``sonnet``, ``opus``, ``haiku``); resolved per request."""
     fallback_model: str | None = None
+    provider: Provider | None = None
+    """Anthropic API, Bedrock, Vertex or Foundry; None: the environment's (``CLAUDE_CODE_USE_*``)."""
     max_turns: int | None = None
     max_output_tokens: int | None = None
     max_budget_usd: float | None = None
@@ -76,6 +82,14 @@ class EngineConfig:
     streaming_tool_execution: bool = True
     thinking: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def resolved_provider(self) -> Provider:
+        return self.provider or provider_from_env()
+
+    def resolve(self, model: str) -> str:
+        """``model`` as sent to this config's provider (aliases expanded, ids mapped)."""
+        return resolve_model(model, self.resolved_provider)
 
     @property
     def sessions_dir(self) -> Path:
@@ -103,6 +117,8 @@ class EngineResult:
 @dataclass(kw_only=True)
 class UsageTotals:
     by_model: dict[str, Usage] = field(default_factory=dict)
+    provider: Provider | None = None
+    """Prices are the provider's (None: the environment's)."""
     last_request: Usage = field(default_factory=Usage)
     """The most recent request's usage (its input size is the context in use)."""
 
@@ -119,7 +135,7 @@ class UsageTotals:
 
     @property
     def cost_usd(self) -> float:
-        return sum(usage.cost_usd(model) for model, usage in self.by_model.items())
+        return sum(usage.cost_usd(model, self.provider) for model, usage in self.by_model.items())
 
 
 _RESULT_SUBTYPES: dict[str, ResultSubtype] = {
@@ -163,7 +179,7 @@ class QueryEngine:
         self.can_use_tool = can_use_tool
         self.session_id = session_id or str(uuid.uuid4())
         self.messages: list[Any] = list(messages)
-        self.usage = UsageTotals()
+        self.usage = UsageTotals(provider=self.config.provider)
         self.permission_denials: list[PermissionDenialRecord] = []
         self.deps_overrides = deps_overrides or {}
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
@@ -221,7 +237,7 @@ class QueryEngine:
         context = RetryContext(
             query_source=self.query_source,
             model=request.model,
-            fallback_model=self.config.fallback_model,
+            fallback_model=self.config.resolve(self.config.fallback_model) if self.config.fallback_model else None,
             refresh_credentials=self._refresh_transport,
             abort_signal=self.abort_controller.signal if self.abort_controller is not None else None,
         )
@@ -285,6 +301,7 @@ class QueryEngine:
         if extra_sections:
             prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, *extra_sections])
         reminder = meta_user_message(wrap_system_reminder(self.session_context.reminder()))
+        model = cfg.resolve(cfg.model)
         return QueryParams(
             messages=list(self.messages),
             tool_use_context=self._tool_context(abort),
@@ -295,10 +312,10 @@ class QueryEngine:
                 on_denial=self._record_denial,
                 on_decision=self._record_decision,
             ),
-            system_prompt=build_system_prompt(prompt_parts, cwd=self.tool_session.cwd, model=cfg.model),
+            system_prompt=build_system_prompt(prompt_parts, cwd=self.tool_session.cwd, model=model),
             prepend_messages=[reminder],
-            model=cfg.model,
-            fallback_model=cfg.fallback_model,
+            model=model,
+            fallback_model=cfg.resolve(cfg.fallback_model) if cfg.fallback_model else None,
             max_turns=cfg.max_turns,
             max_output_tokens=cfg.max_output_tokens,
             thinking=cfg.thinking,
@@ -384,7 +401,7 @@ class QueryEngine:
             text=last_text,
             num_turns=terminal.turn_count if terminal else 0,
             duration_s=time.monotonic() - started,
-            usage=_usage_minus(self.usage.total, usage_before),
+            usage=self.usage.total - usage_before,
             total_cost_usd=self.usage.cost_usd - cost_before,
             session_id=self.session_id,
             error=error,
@@ -412,7 +429,7 @@ class QueryEngine:
         """Summarize the conversation now (``%agent compact``): the history continues after a
         compact boundary. Raises ``CompactionError`` (history untouched) if it fails."""
         window = messages_after_compact_boundary(self.messages)
-        result = await self.context_manager.compact(window, model=self.config.model, trigger="manual", instructions=instructions)
+        result = await self.context_manager.compact(window, model=self.config.resolve(self.config.model), trigger="manual", instructions=instructions)
         self._append(result.boundary)
         for message in result.extra_messages:
             self._append(message)
@@ -429,15 +446,6 @@ class QueryEngine:
 
     def close(self) -> None:
         self.transcript.close()
-
-
-def _usage_minus(a: Usage, b: Usage) -> Usage:
-    return Usage(
-        input_tokens=a.input_tokens - b.input_tokens,
-        output_tokens=a.output_tokens - b.output_tokens,
-        cache_creation_input_tokens=a.cache_creation_input_tokens - b.cache_creation_input_tokens,
-        cache_read_input_tokens=a.cache_read_input_tokens - b.cache_read_input_tokens,
-    )
 
 
 async def ask(prompt: str, **engine_kwargs: Any) -> EngineResult:

@@ -59,7 +59,9 @@ class ContextConfig:
     compact_model: str | None = None
     """Model that writes compaction summaries (default: the session's model)."""
     tool_use_summaries: bool = False
-    summary_model: str = "claude-haiku-4-5"
+    summary_model: str | None = None
+    """Model of tool-use summaries (default: the small fast model, see
+    :func:`nb_agent.model.model_ids.small_fast_model`)."""
 
     @classmethod
     def from_extra(cls, extra: dict[str, Any]) -> ContextConfig:

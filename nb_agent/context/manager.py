@@ -45,6 +45,7 @@ from nb_agent.context.tool_results import ToolResultIndex, iter_tool_results
 from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
 from nb_agent.loop.state import AutoCompactTracking, CompactionResult
+from nb_agent.model.model_ids import small_fast_model
 from nb_agent.model.pricing import Usage
 from nb_agent.model.retry import RetryContext, RetryPolicy, call_with_retry
 from nb_agent.tools.base import Tool, ToolUseContext
@@ -343,7 +344,8 @@ class ContextManager:
         async def ask(request: dict[str, Any]) -> str:
             return await self.ask(request, query_source=SUMMARY_SOURCE)
 
-        return await generate_tool_use_summary(tool_use_blocks, tool_results, ask=ask, model=self.config.summary_model)
+        model = self.config.summary_model or small_fast_model()
+        return await generate_tool_use_summary(tool_use_blocks, tool_results, ask=ask, model=model)
 
     # --- wiring -----------------------------------------------------------------------------------
     def query_deps(self, tools: Sequence[Tool[Any]] = ()) -> dict[str, Any]:

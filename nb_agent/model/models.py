@@ -1,23 +1,25 @@
 """What each model can hold: context window and maximum output tokens (SPEC §4).
 
 The context thresholds (autocompact, warning, blocking) are computed from these two
-numbers. Ids are matched by the longest known prefix after dropping a provider prefix
-(``anthropic.``, ``us.anthropic.``) so dated ids (``claude-opus-4-1-20250805``) and
-``-latest`` aliases resolve. A ``[1m]`` suffix selects the 1M-token context window.
+numbers. Ids are matched by the longest known prefix of their first-party family name
+(:func:`~nb_agent.model.model_ids.base_model_name`: provider prefixes, Vertex ``@date``,
+Bedrock ``-v1:0``, dates and aliases are undone). A ``[1m]`` suffix selects the 1M-token
+context window.
 
-Unknown models get a conservative default: a 200,000-token window (every current
-Claude model has at least that) and an 8,192-token output maximum (the smallest output
-limit among current models, so a request never asks for more than the model allows).
+An unknown Claude id of generation 4 or later (a newer ``claude-sonnet-5``) gets the limits
+of the newest known model of its family, marked ``guessed``. Anything else unknown gets a
+conservative default: a 200,000-token window and an 8,192-token output maximum.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+
+from nb_agent.model.model_ids import ONE_MILLION_SUFFIX, base_model_name, family, generation
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 ONE_MILLION_CONTEXT_WINDOW = 1_000_000
-ONE_MILLION_SUFFIX = "[1m]"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +27,8 @@ class ModelInfo:
     context_window: int
     max_output_tokens: int
     known: bool = True
+    guessed: bool = False
+    """Not in the table: limits taken from the newest model of the id's family."""
 
 
 MODELS: dict[str, ModelInfo] = {
@@ -46,22 +50,22 @@ MODELS: dict[str, ModelInfo] = {
 
 UNKNOWN_MODEL = ModelInfo(context_window=DEFAULT_CONTEXT_WINDOW, max_output_tokens=8_192, known=False)
 
-_PROVIDER_PREFIXES = ("us.anthropic.", "eu.anthropic.", "apac.anthropic.", "global.anthropic.", "anthropic.", "anthropic/")
+NEWEST_OF_FAMILY = {"opus": "claude-opus-4-6", "sonnet": "claude-sonnet-4-6", "haiku": "claude-haiku-4-5"}
+"""Whose limits an unknown Claude id of that family borrows."""
 
 
-def _normalize(model: str) -> str:
-    name = model.strip().lower()
-    for prefix in _PROVIDER_PREFIXES:
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-            break
-    return name
+def _guess(name: str) -> ModelInfo:
+    kind = family(name)
+    if kind is None or generation(name) < 4:
+        return UNKNOWN_MODEL
+    newest = MODELS[NEWEST_OF_FAMILY[kind]]
+    return ModelInfo(context_window=newest.context_window, max_output_tokens=newest.max_output_tokens, known=False, guessed=True)
 
 
 @lru_cache(maxsize=64)  # asked several times per turn (thresholds, output cap), always the same few ids
 def model_info(model: str) -> ModelInfo:
     """The model's context window and output limit (conservative default if unknown)."""
-    name = _normalize(model)
+    name = base_model_name(model)
     one_million = name.endswith(ONE_MILLION_SUFFIX)
     if one_million:
         name = name[: -len(ONE_MILLION_SUFFIX)]
@@ -69,9 +73,9 @@ def model_info(model: str) -> ModelInfo:
     for prefix in MODELS:
         if name.startswith(prefix) and len(prefix) > len(best):
             best = prefix
-    info = MODELS[best] if best else UNKNOWN_MODEL
+    info = MODELS[best] if best else _guess(name)
     if one_million:
-        return ModelInfo(context_window=ONE_MILLION_CONTEXT_WINDOW, max_output_tokens=info.max_output_tokens, known=info.known)
+        return replace(info, context_window=ONE_MILLION_CONTEXT_WINDOW)
     return info
 
 

@@ -33,6 +33,16 @@ async def test_a_summary_arrives_during_the_next_call(make_engine, fake_model):
     assert events.index("tool_use_summary") > max(i for i, e in enumerate(out.events) if e.type == "user" and e.tool_result_ids)
 
 
+async def test_the_summary_uses_the_small_fast_model_from_the_environment(make_engine, fake_model, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_DEFAULT_HAIKU_MODEL", "claude-haiku-4-5-20251001")
+    monkeypatch.setenv("ANTHROPIC_SMALL_FAST_MODEL", "my-small-model")
+    model = fake_model(_turns(delay=0.02), tool_summaries=[Reply(content=[text("Echoed")])])
+    engine = make_engine(model.transport(), extra={"tool_use_summaries": True}, tools=[RecordingTool("Echo")])
+    await collect(engine, "echo")
+    [request] = model.tool_summary_requests
+    assert request["model"] == "my-small-model"
+
+
 async def test_a_failing_summary_is_ignored(make_engine, fake_model):
     model = fake_model(_turns(), tool_summaries=[ErrorReply(status=529, error_type="overloaded_error")])
     engine = make_engine(model.transport(), extra={"tool_use_summaries": True}, tools=[RecordingTool("Echo")])
