@@ -25,10 +25,9 @@ def _tokens(n: int) -> str:
 def status(session: KernelAgentSession) -> None:
     settings = session.settings
     engine = session.engine
-    model = engine.config.model if engine is not None else (settings.model or "(engine default)")
     mode = getattr(engine.permission_policy, "mode", settings.permission_mode) if engine is not None else settings.permission_mode
     notebook = session.notebook_path()
-    lines = [f"nb_agent · model {model} · permission mode {mode}"]
+    lines = [f"nb_agent · permission mode {mode}", *_model_lines(session)]
     lines.append(f"notebook   {notebook or '(unknown: set it with %agent notebook PATH)'}")
     lines.append(f"sessions   {session.sessions_dir()}")
     if engine is None:
@@ -53,6 +52,21 @@ def status(session: KernelAgentSession) -> None:
     for warning in dict.fromkeys([*policy_warnings, *session.warnings]):
         lines.append(f"warning    {warning}")
     print("\n".join(lines))
+
+
+def _model_lines(session: KernelAgentSession) -> list[str]:
+    """The model as configured and as sent, its limits, and the provider."""
+    from nb_agent.engine import EngineConfig, default_model
+    from nb_agent.model.models import describe_limits
+
+    config = session.engine.config if session.engine is not None else EngineConfig(model=session.settings.model or default_model())
+    sent = config.resolve(config.model)
+    shown = config.model if sent == config.model else f"{config.model} → {sent}"
+    lines = [f"model      {shown} · {describe_limits(sent)}"]
+    if config.fallback_model:
+        lines.append(f"fallback   {config.resolve(config.fallback_model)}")
+    lines.append(f"provider   {config.resolved_provider.label}")
+    return lines
 
 
 def new(session: KernelAgentSession) -> None:

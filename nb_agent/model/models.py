@@ -88,7 +88,19 @@ def max_output_tokens_for(model: str) -> int:
     return model_info(model).max_output_tokens
 
 
+def describe_limits(model: str) -> str:
+    """``context 200k · output 64k`` plus, for a model not in the table, how it was guessed."""
+    info = model_info(model)
+    limits = f"context {info.context_window // 1000}k · output {info.max_output_tokens // 1000}k"
+    if info.guessed:
+        return f"{limits} (guessed: {base_model_name(model)} is not in nb_agent's table; limits of the newest {family(model)})"
+    if not info.known:
+        return f"{limits} (guessed: unknown model, conservative defaults)"
+    return limits
+
+
 __all__ = [
+    "describe_limits",
     "DEFAULT_CONTEXT_WINDOW",
     "MODELS",
     "ModelInfo",

@@ -16,6 +16,19 @@ def test_status_before_any_run_does_not_build_the_engine(kernel):
     assert "'engine'" not in kernel.run("print(vars(get_ipython().magics_manager.registry['AgentMagics'].session).get('engine'))").stdout
 
 
+def test_status_shows_the_model_as_sent_its_limits_and_the_provider(kernel):
+    kernel.run('%config AgentMagics.model = "claude-sonnet-5"')
+    try:
+        out = kernel.run("%agent status").stdout
+        assert "model      claude-sonnet-5 · context 200k · output 64k (guessed" in out
+        assert "provider   Anthropic API" in out
+        kernel.run('%config AgentMagics.model = "haiku"')
+        out = kernel.run("%agent status").stdout
+        assert "model      haiku → claude-haiku-4-5 · context 200k · output 64k\n" in out
+    finally:
+        kernel.run('%config AgentMagics.model = ""')
+
+
 def test_cost_and_history_after_a_run(kernel):
     kernel.server.script.add(Reply(content=[text("History answer.")], input_tokens=1200, output_tokens=30))
     assert kernel.run("%%agent\nfirst question for history").status == "ok"
