@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlparse
 
 from nb_agent.errors import ConfigurationError
+from nb_agent.permissions.shell_rules import shell_rule_matches, wildcard_regex
 from nb_agent.permissions.paths import (
     anchor_directory,
     candidate_paths,
@@ -214,7 +215,7 @@ def rule_matches(
         return _path_rule_matches(rule, content, cwd=cwd, home=home)
     if family == "web_fetch":
         return _domain_rule_matches(rule.content, content)
-    return _wildcard_regex(rule.content).fullmatch(content) is not None
+    return wildcard_regex(rule.content).fullmatch(content) is not None
 
 
 def first_matching_rule(
@@ -259,48 +260,11 @@ def _domain_rule_matches(content: str, target: str) -> bool:
     return host == wanted
 
 
-def _wildcard_regex(pattern: str) -> re.Pattern[str]:
-    """``*`` matches anything, ``\\*`` is a literal star; a trailing `` *`` is optional."""
-    pieces: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("\\*", i):
-            pieces.append(re.escape("*"))
-            i += 2
-        elif pattern[i] == "*":
-            pieces.append(".*")
-            i += 1
-        else:
-            pieces.append(re.escape(pattern[i]))
-            i += 1
-    regex = "".join(pieces)
-    # ``git *`` also matches a bare ``git``, as in Claude Code.
-    if regex.endswith(re.escape(" ") + ".*") and regex.count(".*") == 1:
-        regex = regex[: -len(re.escape(" ") + ".*")] + "(?: .*)?"
-    return re.compile(regex, re.DOTALL)
-
-
 # --- Bash ------------------------------------------------------------------------------
 
 
-def _shell_pattern_matches(pattern: str, command: str) -> bool:
-    command = command.strip()
-    if pattern.endswith(":*") and "*" not in pattern[:-2].replace("\\*", ""):
-        prefix = pattern[:-2].rstrip()
-        # Word boundary: ``git status:*`` matches ``git status -s``, never ``git statusx``.
-        return command == prefix or command.startswith(prefix + " ")
-    if "*" in pattern.replace("\\*", ""):
-        return _wildcard_regex(pattern).fullmatch(command) is not None
-    return command == pattern.replace("\\*", "*")
-
-
 def _shell_rule_matches(pattern: str, command: str, *, strict: bool) -> bool:
-    if command.strip() == pattern:
-        return True  # an exact rule naming the whole (even compound) command
-    if strict:
-        parts = split_shell_command(command)
-        return parts is not None and all(_shell_pattern_matches(pattern, p) for p in parts)
-    return any(_shell_pattern_matches(pattern, v) for v in _deny_variants(command))
+    return shell_rule_matches(pattern, command, strict=strict)
 
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n")
@@ -385,41 +349,7 @@ def _split_text(command: str) -> list[str] | None:
     return [p for p in parts if p]
 
 
-_WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "command", "builtin", "exec", "sudo", "env", "xargs"})
-_KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "{", "("})
-"""Shell keywords the text splitter leaves at the front of a part (``then rm x``)."""
 _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _deny_variants(command: str) -> set[str]:
-    """Every spelling of every part a deny rule should see (over-matching is the safe side)."""
-    # Treat substitutions as separators too, so ``echo $(rm -rf x)`` exposes ``rm -rf x``.
-    flattened = command
-    for marker in (*_SUBSTITUTION_MARKERS, ")"):
-        flattened = flattened.replace(marker, ";")
-    parts: list[str] = []
-    for text in (command, flattened):
-        parts.extend(_split_text(text) or _naive_split(text))
-    parsed = _parse(command)
-    if parsed is not None:
-        # The parser sees inside ``if``/``while``/``( … )``/functions: ``then rm x`` -> ``rm x``.
-        parts.extend(" ".join(w.raw for w in c.argv) for c in parsed.commands)
-    variants: set[str] = {command.strip()}
-    for part in parts:
-        variants.add(part)
-        tokens = _tokens(part)
-        if not tokens:
-            continue
-        variants.add(" ".join(tokens))
-        stripped = _strip_wrappers(tokens)
-        if stripped:
-            variants.add(" ".join(stripped))
-            variants.add(" ".join([stripped[0].rsplit("/", 1)[-1], *stripped[1:]]))
-    return {v for v in variants if v}
-
-
-def _naive_split(command: str) -> list[str]:
-    return [p.strip() for p in re.split(r"&&|\|\||[;|&\n]", command) if p.strip()]
 
 
 def _tokens(part: str) -> list[str]:
@@ -427,28 +357,6 @@ def _tokens(part: str) -> list[str]:
         return shlex.split(part, comments=False)
     except ValueError:
         return part.split()
-
-
-def _strip_wrappers(tokens: list[str]) -> list[str]:
-    """Drop env assignments, keywords and wrappers (``timeout 5``, ``nice -n 2``, ``sudo``)."""
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if _ENV_ASSIGNMENT.match(token) or token in _KEYWORDS:
-            i += 1
-        elif token[:1] in ("(", "{") and len(token) > 1:
-            tokens = [*tokens[:i], token[1:], *tokens[i + 1 :]]
-        elif token in _WRAPPERS:
-            i += 1
-            while i < len(tokens) and (tokens[i].startswith("-") or _ENV_ASSIGNMENT.match(tokens[i])):
-                i += 1
-            if token == "timeout" and i < len(tokens) and re.fullmatch(r"[0-9.]+[smhd]?", tokens[i]):
-                i += 1
-            if token == "nice" and i < len(tokens) and tokens[i - 1] == "-n" and tokens[i].lstrip("-").isdigit():
-                i += 1
-        else:
-            break
-    return tokens[i:]
 
 
 # --- "Always allow" suggestions --------------------------------------------------------
@@ -462,8 +370,14 @@ MULTI_WORD_COMMANDS: frozenset[str] = frozenset(
 )  # fmt: skip
 """Commands whose second word is a subcommand: ``git commit`` becomes ``Bash(git commit:*)``."""
 
-_NO_PREFIX_COMMANDS = _WRAPPERS | frozenset({"bash", "sh", "zsh", "fish", "eval", "source", ".", "rm", "sudo"})
+_NO_PREFIX_COMMANDS = frozenset({"bash", "sh", "zsh", "fish", "eval", "source", ".", "rm", "sudo"})
 """Commands whose prefix rule would allow anything (or anything destructive): exact rule only."""
+
+def _is_wrapper(name: str) -> bool:
+    from nb_agent.tools.bash.wrappers import WRAPPERS  # lazily: tools import permissions
+
+    return name in WRAPPERS
+
 
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+@:/=-]*")
 
@@ -511,6 +425,7 @@ def _suggest_shell_rule(tool_name: str, command: str) -> str | None:
         not tokens
         or not _PLAIN_WORD.fullmatch(tokens[0])
         or tokens[0] in _NO_PREFIX_COMMANDS
+        or _is_wrapper(tokens[0])
         or _ENV_ASSIGNMENT.match(tokens[0])  # ``FOO=1 x``: allow rules never strip env vars
     ):
         return f"{tool_name}({command})"

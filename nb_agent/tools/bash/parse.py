@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Assignment",
     "Heredoc",
+    "Loop",
     "ParsedCommand",
     "Redirect",
     "SimpleCommand",
@@ -73,6 +74,15 @@ class Heredoc:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Loop:
+    """``for NAME in WORDS``: the variable takes each word's value (after expansion)."""
+
+    name: str
+    words: tuple[Word, ...] | None
+    """``None`` for ``for NAME; do`` (the positional parameters)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SimpleCommand:
     """One simple command: ``[assignments] argv... [redirects]``.
 
@@ -105,6 +115,7 @@ class ParsedCommand:
     heredocs: tuple[Heredoc, ...]
     loop_variables: tuple[str, ...]
     """Variables assigned by ``for NAME in ...`` loops."""
+    loops: tuple[Loop, ...] = ()
     has_parse_error: bool
     has_command_substitution: bool
     """``$(...)`` or backticks anywhere, including inside strings and expansions."""
@@ -173,6 +184,7 @@ class _Builder:
     redirects: list[Redirect] = field(default_factory=list)
     heredocs: list[Heredoc] = field(default_factory=list)
     loop_variables: list[str] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
 
@@ -184,6 +196,7 @@ class _Builder:
             redirects=tuple(self.redirects),
             heredocs=tuple(self.heredocs),
             loop_variables=tuple(self.loop_variables),
+            loops=tuple(self.loops),
             has_parse_error="parse_error" in flags,
             has_command_substitution="command_substitution" in flags,
             has_process_substitution="process_substitution" in flags,
@@ -214,6 +227,10 @@ class _Builder:
                 self.flags.add("unsafe_expansion")
             elif kind == "subscript" and (node.parent is None or node.parent.type != "expansion"):
                 self.flags.add("unsafe_expansion")  # a[$i]=x: the index is arithmetic
+            if kind in _REDIRECT_TYPES and _glued_to_word(node, source):
+                # `cat x 0>&1`: the grammar keeps `0` as an argument and redirects stdout;
+                # bash redirects descriptor 0 (and `{fd}>f` assigns a variable).
+                self.problems.append("redirection glued to the word before it")
             problem = token_problem(node, source)
             if problem is not None:
                 self.problems.append(problem)
@@ -249,6 +266,7 @@ class _Builder:
             variable = node.child_by_field_name("variable")
             if variable is not None:
                 self.loop_variables.append(node_text(variable))
+                self.loops.append(self.loop(node, node_text(variable)))
             body = node.child_by_field_name("body")
             if body is not None:
                 self.statement(body)
@@ -276,6 +294,15 @@ class _Builder:
             pass
         else:
             self.problems.append(f"unsupported construct: {kind}")
+
+    def loop(self, node: Node, name: str) -> Loop:
+        values = [
+            word_from_node(child, self.problems)
+            for index, child in enumerate(node.children)
+            if node.field_name_for_child(index) == "value"
+        ]
+        has_in = any(child.type == "in" for child in node.children)
+        return Loop(name=name, words=tuple(values) if has_in else None)
 
     def children(self, node: Node, *, skip_words: bool = False) -> None:
         for child in node.named_children:
@@ -454,6 +481,17 @@ def _declaration_word(node: Node, problems: list[str]) -> Word:
         return Word(raw=text, value=text, is_literal=False, has_expansion=True, has_glob=False,
                     may_be_option=False, may_split=True)
     return word_from_node(node, problems)
+
+
+_REDIRECT_TYPES = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+
+
+def _glued_to_word(node: Node, source: bytes) -> bool:
+    """A redirection without a descriptor child that directly follows a word character."""
+    if any(child.type == "file_descriptor" for child in node.children) or node.start_byte == 0:
+        return False
+    before = source[node.start_byte - 1 : node.start_byte]
+    return not (before.isspace() or before in (b";", b"&", b"|", b"(", b")", b"<", b">"))
 
 
 def _is_safe_expansion(node: Node) -> bool:

@@ -147,14 +147,54 @@ def _pieces(node: Node, out: list[_Piece], problems: list[str]) -> None:
                 problems.append("gap inside a concatenated word")
             position = child.end_byte
             _pieces(child, out, problems)
+    elif kind == "ansi_c_string":
+        decoded = decode_ansi_c(node_text(node))
+        literal = decoded is not None
+        out.append(_Piece(decoded if literal else node_text(node), quoted=True, literal=literal))
     elif kind in EXPANSION_TYPES:
-        quoted = kind in ("ansi_c_string", "translated_string")
+        quoted = kind == "translated_string"
         out.append(_Piece(node_text(node), quoted=quoted, literal=False))
     elif not node.is_named:  # a stray token such as '{' or '$' inside a concatenation
         _unquoted_pieces(node_text(node), out)
     else:
         problems.append(f"unsupported word node: {kind}")
         out.append(_Piece(node_text(node), quoted=False, literal=False))
+
+
+_ANSI_C_SIMPLE = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}
+_ANSI_C_ESCAPE = re.compile(
+    r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
+    r"|U([0-9A-Fa-f]{1,8})|c(.)|(.))",
+    re.DOTALL,
+)
+
+
+def decode_ansi_c(text: str) -> str | None:
+    """The value of ``$'...'`` as bash computes it; ``None`` when unsure (a NUL, which
+    ends the word in bash, an unknown escape, or a code point Python cannot hold)."""
+    if not (text.startswith("$'") and text.endswith("'") and len(text) >= 3):
+        return None
+    unknown = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal unknown
+        simple, octal, hexa, short_u, long_u, control, other = match.groups()
+        if simple is not None:
+            return _ANSI_C_SIMPLE[simple]
+        if other is not None or control is not None:
+            unknown = True  # `\cX` and unknown escapes: rare, and bash versions differ
+            return ""
+        number = int(octal, 8) & 0xFF if octal else int(hexa or short_u or long_u, 16)
+        if number == 0 or number > 0x10FFFF or (octal or hexa) and number > 0x7F:
+            unknown = True  # a NUL byte, or a raw byte that is not a character
+            return ""
+        return chr(number)
+
+    value = _ANSI_C_ESCAPE.sub(replace, text[2:-1])
+    return None if unknown or "\x00" in value else value
 
 
 def word_from_node(node: Node, problems: list[str]) -> Word:

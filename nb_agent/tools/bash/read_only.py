@@ -11,45 +11,28 @@ understood makes the answer ``False``: a wrong ``False`` costs one prompt, a wro
 
 from __future__ import annotations
 
-import re
+import os
 from collections.abc import Sequence
 
-from nb_agent.tools.bash.parse import (
-    Assignment,
-    ParsedCommand,
-    Redirect,
-    SimpleCommand,
-    Word,
-    parse_command,
-)
+from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart, analyse_command
+from nb_agent.tools.bash.parse import Assignment, ParsedCommand, Redirect, SimpleCommand, Word
 from nb_agent.tools.bash.read_only_args import OptionSpec, parse_options
 from nb_agent.tools.bash.read_only_commands import is_safe_variable_name, rule_for
+from nb_agent.tools.bash.wrappers import unwrap, wrapper_spec
 
-__all__ = ["is_read_only_command"]
+__all__ = ["READ_ONLY_WRAPPERS", "is_read_only_command", "assignment_is_safe", "part_is_read_only", "structure_is_safe"]
 
-# Control characters other than tab and newline: bash and tree-sitter may split them
-# differently, and no legitimate command needs them.
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+READ_ONLY_WRAPPERS = frozenset({"timeout", "nice", "time", "stdbuf"})
+"""Wrappers the read-only check looks through (``nohup`` may write ``nohup.out``)."""
 _NULL_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
 _DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
-_DURATION = re.compile(r"[0-9]+(\.[0-9]+)?[smhd]?")
-_NICENESS = re.compile(r"-[0-9]+|--?adjustment=[+-]?[0-9]+")
+_STANDARD_STREAMS = frozenset({"1", "2"})
+# Bash opens /dev/tcp/HOST/PORT and /dev/udp/... itself; /dev, /proc and /sys hold
+# devices and live kernel state. An input redirection reads a plain file or /dev/null.
+_SPECIAL_INPUT_ROOTS = ("/dev", "/proc", "/sys")
 
-_TIMEOUT = OptionSpec.of(
-    flags="--preserve-status --foreground -v --verbose",
-    valued="-s --signal -k --kill-after",
-    stop_at_positional=True,
-)
-_NICE = OptionSpec.of(valued="-n --adjustment", stop_at_positional=True)
-_TIME = OptionSpec.of(flags="-p", stop_at_positional=True)
-_STDBUF = OptionSpec.of(valued="-i -o -e --input --output --error", stop_at_positional=True)
-_XARGS = OptionSpec.of(
-    flags="-0 --null -r --no-run-if-empty -t --verbose -x --exit -p --interactive --show-limits",
-    valued="-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars",
-    attached="-e -i -l --eof --replace --max-lines",
-    stop_at_positional=True,
-)  # no --process-slot-var (sets a variable in the children)
+_XARGS = wrapper_spec("xargs")
 
 
 def is_read_only_command(command: str) -> bool:
@@ -59,39 +42,40 @@ def is_read_only_command(command: str) -> bool:
     ``git log``, ``sed -n`` without ``w``/``e``, ``find`` without ``-exec``/``-delete``,
     ...); pipelines and lists (``|``, ``&&``, ``||``, ``;``, ``&``), subshells, brace
     groups, ``if``/``case``/loops are read-only when every command inside is. Never
-    read-only: writing redirections (``>/dev/null`` and ``2>&1`` are fine), command or
-    process substitution, arithmetic, function definitions, standalone assignments,
-    unknown wrappers (``sudo``, ``env CMD``, ``bash -c``, ``eval``, ``xargs`` into a
-    command that is not itself read-only), ``cd`` together with ``git`` (the other
-    repository's hooks and config run), parse errors. An empty command is not read-only:
-    there is nothing to approve.
+    read-only: writing redirections (``>/dev/null`` and ``2>&1`` are fine), input
+    redirections from anything but a literal path, command or process substitution,
+    arithmetic, function definitions, standalone assignments, unknown wrappers (``sudo``,
+    ``env CMD``, ``bash -c``, ``eval``, ``xargs`` into a command that is not itself
+    read-only), ``cd`` together with ``git`` (the other repository's hooks and config
+    run), parse errors. An empty command is not read-only: there is nothing to approve.
+
+    This is the syntactic half; which files the command reads, and where git runs, are
+    checked against the session by :mod:`nb_agent.tools.bash.read_scope`.
     """
-    if not command.strip() or _CONTROL_CHARACTERS.search(command):
+    if not command.strip():
         return False
-    parsed = parse_command(command)
-    if not _structure_is_safe(parsed):
+    analysis = analyse_command(command)
+    if not structure_is_safe(analysis):
         return False
     names: list[str] = []
-    for simple in parsed.commands:
-        if not _simple_command_is_read_only(simple, names):
-            return False
-    if "git" in names and _DIRECTORY_CHANGERS.intersection(names):
+    if not all(part_is_read_only(part, names) for part in analysis.parts):
         return False
-    return True
+    return not ("git" in names and _DIRECTORY_CHANGERS.intersection(names))
+
+
+def part_is_read_only(part: CommandPart, names: list[str] | None = None) -> bool:
+    """One simple command, on its own: allow-listed, safe arguments and redirections.
+
+    ``names`` collects the command names seen (``xargs`` adds its target's)."""
+    return _simple_command_is_read_only(part.simple, names if names is not None else [])
+
+
+def structure_is_safe(analysis: CommandAnalysis) -> bool:
+    """Everything around the simple commands: syntax, substitutions, redirections."""
+    return analysis.understood and _structure_is_safe(analysis.parsed)
 
 
 def _structure_is_safe(parsed: ParsedCommand) -> bool:
-    """Everything around the simple commands: syntax, substitutions, redirections."""
-    if (
-        not parsed.analysable
-        or not parsed.commands
-        or parsed.has_command_substitution
-        or parsed.has_process_substitution
-        or parsed.has_arithmetic
-        or parsed.has_unsafe_expansion
-        or parsed.has_function_definition  # it may shadow an allow-listed name later
-    ):
-        return False
     for heredoc in parsed.heredocs:
         if not heredoc.quoted and any(char in heredoc.body for char in "$`"):
             return False  # an unquoted body is expanded (and tree-sitter misses backticks)
@@ -101,21 +85,36 @@ def _structure_is_safe(parsed: ParsedCommand) -> bool:
 
 
 def _redirect_is_safe(redirect: Redirect) -> bool:
-    operator, target = redirect.operator, redirect.target
-    if target is not None and target.value.startswith(("/dev/tcp/", "/dev/udp/")):
-        return False  # bash opens a network connection
-    if operator in ("<<", "<<-", ">&-", "<&-"):
-        return True
-    if operator in ("<", "<<<"):
-        return True
+    """Harmless redirections only: heredocs, here-strings, closing a descriptor, output
+    to /dev/null, ``2>&1``/``>&2``, and input from a literal path (whose scope the
+    session check verifies). A target computed by any expansion is never harmless."""
+    operator, target, fd = redirect.operator, redirect.target, redirect.fd
+    if operator in ("<<", "<<-", "<<<"):
+        return True  # the body is data (an unquoted heredoc body is checked separately)
+    if operator in (">&-", "<&-"):
+        return fd is None or fd <= 2
     if target is None or not target.is_literal:
         return False
-    if operator in (">&", "<&") and target.value.isdigit():
-        return True  # duplicating a descriptor: 2>&1, >&2
-    return operator in _OUTPUT_OPERATORS and target.value in _NULL_SINKS
+    value = target.value
+    if operator == "<":
+        return (fd is None or fd == 0) and is_plain_input_path(value)
+    if operator == ">&" and value in _STANDARD_STREAMS:
+        return fd is None or fd in (1, 2)  # 2>&1, >&2; never onto stdin or a new fd
+    if operator in _OUTPUT_OPERATORS:
+        return (fd is None or fd in (1, 2)) and value in _NULL_SINKS
+    return False  # `<>`, `<&`, anything new
 
 
-def _assignment_is_safe(assignment: Assignment) -> bool:
+def is_plain_input_path(value: str) -> bool:
+    """A literal path an input redirection may read: ``/dev/null`` or a path outside
+    /dev, /proc and /sys, in any spelling (``//dev/tcp``, ``/dev/./tcp``, ``/x/../dev``)."""
+    if not value or value == "/dev/null":
+        return bool(value)
+    normal = "/" + os.path.normpath(value).lstrip("/") if value.startswith("/") else os.path.normpath(value)
+    return not any(normal == root or normal.startswith(root + "/") for root in _SPECIAL_INPUT_ROOTS)
+
+
+def assignment_is_safe(assignment: Assignment) -> bool:
     value = assignment.value
     return is_safe_variable_name(assignment.name) and (value is None or value.is_literal)
 
@@ -123,14 +122,21 @@ def _assignment_is_safe(assignment: Assignment) -> bool:
 def _simple_command_is_read_only(simple: SimpleCommand, names: list[str]) -> bool:
     if not simple.argv:
         return False  # `PATH=/tmp/x` alone changes every later command
-    if not all(_assignment_is_safe(assignment) for assignment in simple.assignments):
+    if not all(assignment_is_safe(assignment) for assignment in simple.assignments):
         return False
     return _argv_is_read_only(simple.argv, names)
 
 
 def _argv_is_read_only(argv: Sequence[Word], names: list[str]) -> bool:
     """Check one command line as a program will see it; ``names`` collects command names."""
-    stripped = _strip_wrappers(argv)
+    unwrapped = unwrap(argv)
+    count = 0  # leading wrappers that only change scheduling
+    while count < len(unwrapped.wrappers) and unwrapped.wrappers[count] in READ_ONLY_WRAPPERS:
+        count += 1
+    if count >= len(unwrapped.layers):
+        return False  # one of them was not understood
+    # Another wrapper (`sudo`, `env`, `xargs`) is judged as the command itself below.
+    stripped = unwrapped.layers[count]
     if not stripped:
         return False
     head = stripped[0]
@@ -142,35 +148,6 @@ def _argv_is_read_only(argv: Sequence[Word], names: list[str]) -> bool:
         return _xargs_is_read_only(stripped[1:], names)
     rule = rule_for(name)
     return rule is not None and rule(stripped[1:])
-
-
-def _strip_wrappers(argv: Sequence[Word]) -> Sequence[Word] | None:
-    """Drop ``timeout``, ``nice``, ``time`` and ``stdbuf``; ``None`` if one is malformed."""
-    while argv and argv[0].is_literal:
-        name, args = argv[0].value, argv[1:]
-        if name == "timeout":
-            parsed = parse_options(args, _TIMEOUT)
-            if parsed is None or not parsed.positionals:
-                return None
-            duration = parsed.positionals[0]
-            if not (duration.is_literal and _DURATION.fullmatch(duration.value)):
-                return None
-            argv = parsed.positionals[1:]
-        elif name == "nice":
-            if args and args[0].is_literal and _NICENESS.fullmatch(args[0].value):
-                args = args[1:]
-            parsed = parse_options(args, _NICE)
-            if parsed is None:
-                return None
-            argv = parsed.positionals
-        elif name in ("time", "stdbuf"):
-            parsed = parse_options(args, _TIME if name == "time" else _STDBUF)
-            if parsed is None:
-                return None
-            argv = parsed.positionals
-        else:
-            return argv
-    return argv
 
 
 # Stands for the words xargs reads from its input: anything at all, options included.

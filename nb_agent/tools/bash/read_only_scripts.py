@@ -191,22 +191,35 @@ class _SedScanner:
 
 # --- awk ---------------------------------------------------------------------------
 
-_AWK_FORBIDDEN_WORDS = re.compile(r"\bsystem\b|@")
+# Checked on the raw text, so no lexing mistake can hide them: anything that runs a
+# command, reads a file or socket the command line does not name, or picks files at run
+# time. `getline` reads commands' output and files; `system` runs; `@` is gawk's
+# `@load`/`@include`/indirect call; `/inet` gawk's network files; ENVIRON/PROCINFO
+# steer gawk; ARGV/ARGC choose the input files at run time; `|&` is a coprocess.
+_AWK_FORBIDDEN = re.compile(
+    r"system|getline|ENVIRON|PROCINFO|ARGV|ARGC|SYMTAB|FUNCTAB|@|/inet|\|&"
+)
 _AWK_PRINT = re.compile(r"\bprintf?\b")
-# After these a `/` starts a regular expression; elsewhere it divides.
+# After these a `/` starts a regular expression in every awk; after an operand (a name,
+# a number, `)`, `]`, `$`) it divides. After `++`/`--` awks disagree (`x++ / 1` divides
+# in gawk and BWK awk), so a `/` there makes the program unclassifiable.
 _AWK_REGEX_AFTER = frozenset("(,{};!~&|?:=<>+-*%^\n")
 _AWK_REGEX_AFTER_WORD = re.compile(r"\b(?:print|printf|return|in|case)\s*$")
+_AWK_AMBIGUOUS_BEFORE_SLASH = re.compile(r"(?:\+\+|--)\s*$")
+# Inside a regex or string, these would be code to an awk that lexed the line otherwise.
+_AWK_UNSAFE_IN_LITERAL = frozenset("|>\"#;{}")
 
 
 def awk_program_is_safe(program: str) -> bool:
-    """True when an awk program cannot run commands or write files."""
-    if _AWK_FORBIDDEN_WORDS.search(program):
-        return False  # checked on the raw text, so no lexing mistake can hide them
+    """True when an awk program cannot run commands, write files or read other files,
+    whichever awk (gawk, mawk, BWK/macOS awk, busybox) runs it."""
+    if _AWK_FORBIDDEN.search(program):
+        return False
     code = _awk_code(program)
     if code is None:
         return False
-    if re.search(r"\|(?!\|)", code.replace("||", "  ")):
-        return False  # `cmd | getline`, `print | cmd`, `|&`
+    if "|" in code.replace("||", "  "):
+        return False  # `print | "cmd"`
     return not any(_redirects_output(code, match.end()) for match in _AWK_PRINT.finditer(code))
 
 
@@ -246,24 +259,31 @@ def _awk_code(program: str) -> str | None:
             pos = end + 1
             previous = '"'
             continue
-        if char == "/" and _regex_allowed(previous, "".join(out)):
-            end = _closing(program, pos, "/")
-            if end is None:
-                return None
-            out.append("//")
-            pos = end + 1
-            previous = "/"
-            continue
         if char == "/":
-            # Division by our reading; if awk read a regex here instead, a quote or `#`
+            code = "".join(out)
+            if _AWK_AMBIGUOUS_BEFORE_SLASH.search(code):
+                return None
+            if _regex_allowed(previous, code):
+                end = _closing(program, pos, "/")
+                if end is None or _AWK_UNSAFE_IN_LITERAL.intersection(
+                    program[pos + 1 : end].replace("||", "")
+                ) - {"|"}:
+                    return None  # a regex another awk could read as division and code
+                out.append("//")
+                pos = end + 1
+                previous = "/"
+                continue
+            # Division by our reading; if an awk read a regex here instead, a quote or `#`
             # inside it would desynchronise us, so refuse that shape outright.
             line_end = program.find("\n", pos)
             segment = program[pos + 1 : len(program) if line_end < 0 else line_end]
             if "/" in segment and any(c in segment[: segment.index("/")] for c in "\"#"):
                 return None
-        if char == "\\" and pos + 1 < len(program) and program[pos + 1] == "\n":
-            pos += 2
-            continue
+        if char == "\\":
+            if pos + 1 < len(program) and program[pos + 1] == "\n":
+                pos += 2
+                continue
+            return None  # a backslash outside strings and regexes: nothing legitimate
         out.append(char)
         if not char.isspace() or char == "\n":
             previous = char
@@ -284,10 +304,14 @@ def _closing(text: str, start: int, quote: str) -> int | None:
     while pos < len(text):
         char = text[pos]
         if char == "\\":
+            if text[pos + 1 : pos + 2] == "\n":
+                return None  # a continued string: awks disagree
             pos += 2
             continue
         if char == "\n":
             return None  # strings and regexes do not span lines
+        if quote == "/" and char == "/" and in_bracket:
+            return None  # `/[/]/`: gawk keeps the bracket, BWK awk ends the regex
         if quote == "/" and char == "[" and not in_bracket:
             in_bracket = True
         elif quote == "/" and char == "]" and in_bracket:
