@@ -41,6 +41,16 @@ def mcp_manager_for(cwd: Path, *, home: Path | None = None) -> Any:
     return McpManager.from_config(cwd=cwd, user_config_path=user_config)
 
 
+def _configure_sandbox(config: EngineConfig, settings: Any, *, home: Path | None) -> list[str]:
+    """Put the session's Bash sandbox, from the settings files, where Bash finds it."""
+    from nb_agent.tools.bash.sandbox.from_settings import sandbox_runtime_from_settings
+    from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION
+
+    runtime = sandbox_runtime_from_settings(settings, project_dir=config.cwd, home=home)
+    config.extra.setdefault("tool_options", {})[SANDBOX_OPTION] = runtime
+    return list(runtime.warnings)
+
+
 def create_engine(
     *,
     cwd: Path | None = None,
@@ -74,6 +84,7 @@ def create_engine(
     config.permission_mode = policy.mode
     hooks = Hooks()
     warnings = list(settings.warnings)
+    warnings += _configure_sandbox(config, settings, home=home)
     warnings += hooks.extend_from_settings(settings.hooks, cwd=str(config.cwd))
     builtins = (list(tools) if tools is not None else builtin_tools()) + list(extra_tools)
     manager = mcp_manager_for(config.cwd, home=home) if mcp is None else (mcp or None)

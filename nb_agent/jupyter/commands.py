@@ -48,6 +48,8 @@ def status(session: KernelAgentSession) -> None:
             for source, rules in by_source().items():
                 lines.append(f"rules      {source}: " + ", ".join(f"{r.behavior} {r.text}" for r in rules))
         lines.append(f"tools      {', '.join(t.name for t in engine.tools)}")
+    if (runtime := session.sandbox_runtime(create=True)) is not None:
+        lines.append(f"sandbox    {runtime.status_line()}")
     policy_warnings = list(getattr(engine.permission_policy, "warnings", [])) if engine is not None else []
     for warning in dict.fromkeys([*policy_warnings, *session.warnings]):
         lines.append(f"warning    {warning}")
@@ -67,6 +69,13 @@ def _model_lines(session: KernelAgentSession) -> list[str]:
         lines.append(f"fallback   {config.resolve(config.fallback_model)}")
     lines.append(f"provider   {config.resolved_provider.label}")
     return lines
+
+
+def sandbox(session: KernelAgentSession) -> None:
+    runtime = session.sandbox_runtime(create=True)
+    engine = session.engine
+    dirs = list(engine.tool_session.additional_directories) if engine is not None else []
+    print("\n".join(["nb_agent · Bash sandbox", *runtime.describe(additional_directories=dirs)]))
 
 
 def new(session: KernelAgentSession) -> None:
@@ -387,6 +396,8 @@ def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any
         model(session, arg)
     elif name == "tools":
         tools(session)
+    elif name == "sandbox":
+        sandbox(session)
     elif name == "notebook":
         notebook(session, arg)
     elif name == "cassette":

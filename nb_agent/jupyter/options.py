@@ -80,6 +80,8 @@ class CellOptions:
     new: bool = False
     answers: tuple[PresetAnswer, ...] | None = None
     """``--answer`` values in order; ``None`` when the cell gave none (then approvals are asked)."""
+    sandbox: bool | None = None
+    """``--sandbox on|off``: sandbox every Bash command in this cell, or only read-only ones."""
 
 
 def _positive_int(text: str) -> int:
@@ -113,6 +115,11 @@ def cell_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop after N model turns")
     parser.add_argument("--new", action="store_true", help="start a new conversation first")
     parser.add_argument("--answer", action="append", type=parse_answer, metavar="ANSWER", help=ANSWER_HELP)
+    parser.add_argument(
+        "--sandbox", choices=("on", "off"), metavar="on|off",
+        help="on: run every Bash command of this cell in the OS sandbox; off: only those the read-only "
+        "classifier allows (those always are). Default: the settings' sandbox.enabled",
+    )  # fmt: skip
     return parser
 
 
@@ -139,6 +146,7 @@ def parse_cell_options(line: str) -> CellOptions:
         max_turns=ns.max_turns,
         new=ns.new,
         answers=tuple(ns.answer) if ns.answer is not None else None,
+        sandbox=None if ns.sandbox is None else ns.sandbox == "on",
     )
 
 
@@ -167,6 +175,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="mode", arg="required", metavar="MODE", help="set the permission mode: " + ", ".join(PERMISSION_MODES)),
     Subcommand(name="model", arg="required", metavar="NAME", help="set the model"),
     Subcommand(name="tools", arg=None, help="the tools the agent can use"),
+    Subcommand(name="sandbox", arg=None, help="the Bash sandbox: backend, what runs in it, its limits"),
     Subcommand(name="notebook", arg="optional", metavar="[PATH]", help="show or set the path of this notebook"),
     Subcommand(
         name="cassette", arg="optional", metavar="[PATH]",

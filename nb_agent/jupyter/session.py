@@ -228,6 +228,21 @@ class KernelAgentSession:
             if hasattr(engine.permission_policy, "set_mode"):
                 engine.permission_policy.set_mode(value)
 
+    def sandbox_runtime(self, *, create: bool = False) -> Any:
+        """The engine's Bash sandbox; without an engine, one read from the settings files
+        when ``create`` (so ``%agent sandbox`` works before the first run), else None."""
+        from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION
+
+        engine = self.engine
+        if engine is not None:
+            return engine.config.extra.get("tool_options", {}).get(SANDBOX_OPTION)
+        if not create:
+            return None
+        from nb_agent.permissions.settings import load_settings
+        from nb_agent.tools.bash.sandbox.from_settings import sandbox_runtime_from_settings
+
+        return sandbox_runtime_from_settings(load_settings(Path.cwd()), project_dir=Path.cwd())
+
     def ensure_engine(self) -> QueryEngine:
         if self.engine is None:
             self.engine = self._create_engine()
@@ -425,6 +440,9 @@ class KernelAgentSession:
         config = engine.config
         policy = engine.permission_policy
         saved = (config.model, config.max_turns, config.permission_mode, getattr(policy, "mode", None))
+        sandbox = self.sandbox_runtime() if options.sandbox is not None else None
+        if sandbox is not None:
+            sandbox.override = options.sandbox
         if options.model:
             config.model = options.model
         if options.max_turns:
@@ -436,6 +454,8 @@ class KernelAgentSession:
 
         def restore() -> None:
             config.model, config.max_turns, config.permission_mode = saved[:3]
+            if sandbox is not None:
+                sandbox.override = None
             if options.permission_mode and saved[3] is not None:
                 policy.set_mode(saved[3])
 

@@ -13,7 +13,9 @@
 7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
 8. allow rules -> allow
 9. read-only -> allow, unless a file read leaves the working directories (then ask)
-10. otherwise ask, with the rule an "Always allow" answer would add
+10. the tool vouches for the call (``auto_allow_reason``: Bash that will run sandboxed
+    with ``autoAllowBashIfSandboxed``) -> allow
+11. otherwise ask, with the rule an "Always allow" answer would add
 """
 
 from __future__ import annotations
@@ -209,6 +211,8 @@ class RuleBasedPolicy(PermissionPolicy):
             if outside := self._read_outside(tool, input, ctx):
                 return outside
             return PermissionAllow(updated_input=updated_input, reason="read-only")
+        if reason := tool.auto_allow_reason(input, ctx):
+            return PermissionAllow(updated_input=updated_input, reason=reason)
         return PermissionAsk(
             message=f"nb_agent wants to use {tool.name}; you have not allowed it yet.",
             suggested_rule=self._suggest(tool, input, ctx),

@@ -39,6 +39,8 @@ class Settings:
     additional_directories: list[Path] = field(default_factory=list)
     hooks_by_source: dict[SettingsSource, dict[str, Any]] = field(default_factory=dict)
     """Each file's raw ``hooks`` object, for the hooks module to interpret."""
+    sandbox_by_source: dict[SettingsSource, Any] = field(default_factory=dict)
+    """Each file's raw ``sandbox`` object, for :mod:`nb_agent.tools.bash.sandbox` to interpret."""
     warnings: list[str] = field(default_factory=list)
     loaded_files: list[Path] = field(default_factory=list)
     project_dir: Path | None = None
@@ -133,6 +135,8 @@ def _merge_file(settings: Settings, *, source: SettingsSource, path: Path, data:
         directory = _expand_directory(text, base=settings.project_dir or Path.cwd(), home=home)
         if directory not in settings.additional_directories:
             settings.additional_directories.append(directory)
+    if "sandbox" in data:
+        settings.sandbox_by_source[source] = data["sandbox"]
     hooks = data.get("hooks")
     if hooks is not None:
         if isinstance(hooks, dict):

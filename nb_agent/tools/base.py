@@ -171,6 +171,12 @@ class Tool(ABC, Generic[InputT]):
         """Tool-specific permission logic; the general rule engine still applies after."""
         return PermissionAllow()
 
+    def auto_allow_reason(self, input: InputT, ctx: ToolUseContext) -> str | None:
+        """Why this call may run without asking although it is not read-only (Bash: it will
+        run sandboxed and ``autoAllowBashIfSandboxed`` is on), or None. Deny and ask rules
+        and plan mode still come first."""
+        return None
+
     def permission_rule_content(self, input: InputT) -> str | None:
         """What a rule like ``Tool(content)`` matches for this input (path, command)."""
         return None

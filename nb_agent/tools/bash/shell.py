@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +38,10 @@ from nb_agent.abort import AbortSignal
 from nb_agent.tools.base import ProgressCallback
 
 WaitOutcome = Literal["exited", "timed_out", "aborted"]
+CommandWrapper = Callable[..., tuple[list[str], dict[str, str]]]
+"""``wrapper(argv, env, cwd=..., cwd_file=...) -> (argv, env)``: runs the shell inside a
+sandbox (:mod:`nb_agent.tools.bash.sandbox`); ``cwd_file`` is the one file it must let the
+shell write."""
 
 TERMINATE_GRACE_SECONDS = 1.0
 """Time between SIGTERM and SIGKILL when a command is stopped."""
@@ -74,6 +78,8 @@ class RunningCommand:
     cwd_path: Path
     """Where the shell writes ``pwd -P`` when it exits (so ``cd`` can persist)."""
     started_at: float = field(default_factory=time.monotonic)
+    sandboxed: bool = False
+    """Started through a sandbox wrapper."""
     killed: bool = False
     """True once nb_agent signalled the group (abort, timeout, KillShell)."""
 
@@ -196,10 +202,13 @@ def start_command(
     cwd: Path,
     output_dir: Path,
     env: Mapping[str, str] | None = None,
+    wrapper: CommandWrapper | None = None,
 ) -> RunningCommand:
     """Start ``command`` under ``bash -c`` in ``cwd``, output to a new file in ``output_dir``.
 
     stdin is /dev/null (nothing can prompt); stdout and stderr share the output file.
+    With ``wrapper`` the shell runs inside what it returns (a sandbox); the process
+    started is still the group leader, so kills and waits are unchanged.
     """
     bash = shutil.which("bash") or "/bin/bash"
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -213,13 +222,16 @@ def start_command(
         f"__nb_agent_record_cwd() {{ pwd -P >| {shlex.quote(str(cwd_path))} 2>/dev/null; }}; "
         f"trap __nb_agent_record_cwd EXIT; {command}\n"
     )
+    argv, full_env = [bash, "-c", script, "bash"], shell_env(env)  # "bash" is $0 in error messages
+    if wrapper is not None:
+        argv, full_env = wrapper(argv, full_env, cwd=cwd, cwd_file=cwd_path)
     _reap_finished()
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
     try:
         process = subprocess.Popen(  # noqa: S603 - running the model's command is the point
-            [bash, "-c", script, "bash"],  # "bash" is $0 in error messages
+            argv,
             cwd=cwd,
-            env=shell_env(env),
+            env=full_env,
             stdin=subprocess.DEVNULL,
             stdout=fd,
             stderr=subprocess.STDOUT,
@@ -228,7 +240,9 @@ def start_command(
         )
     finally:
         os.close(fd)
-    running = RunningCommand(command=command, process=process, output_path=output_path, cwd_path=cwd_path)
+    running = RunningCommand(
+        command=command, process=process, output_path=output_path, cwd_path=cwd_path, sandboxed=wrapper is not None
+    )
     _remember(running)
     return running
 

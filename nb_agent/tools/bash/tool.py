@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nb_agent.messages import ContentBlock
+from nb_agent.messages import ContentBlock, SystemMessage
 from nb_agent.tools.base import (
     InterruptBehavior,
     ProgressCallback,
@@ -26,6 +26,8 @@ from nb_agent.tools.base import (
 )
 from nb_agent.tools.bash.background import BackgroundShells
 from nb_agent.tools.bash.read_only import is_read_only_command
+from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION, SandboxDecision, SandboxRuntime, command_wrapper
+from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
 from nb_agent.tools.bash.shell import RunningCommand, default_output_dir, read_output_slice, start_command
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -74,6 +76,13 @@ class BashInput(BaseModel):
         default=False,
         description="Set to true to run this command in the background. Use BashOutput to read the output later.",
     )
+    dangerouslyDisableSandbox: bool = Field(  # noqa: N815 - Claude Code's name
+        default=False,
+        description=(
+            "Set to true to run this command outside the sandbox. Only after a command failed because of the "
+            "sandbox and the user agreed; the run needs the user's approval."
+        ),
+    )
 
 
 class BashResult(BaseModel):
@@ -98,6 +107,8 @@ class BashResult(BaseModel):
     interrupted: bool = False
     timed_out_after_ms: int | None = None
     background_id: str | None = None
+    sandboxed: bool = False
+    """Whether the command ran inside the OS sandbox (never claimed when it did not)."""
     notes: tuple[str, ...] = ()
 
     @property
@@ -155,10 +166,14 @@ class BashTool(Tool[BashInput]):
         return _PROMPT
 
     def is_read_only(self, input: BashInput) -> bool:
-        return is_read_only_command(input.command)
+        # Outside the sandbox nothing backs the classifier up: never auto-allowed.
+        return not input.dangerouslyDisableSandbox and is_read_only_command(input.command)
 
     def is_concurrency_safe(self, input: BashInput) -> bool:
         return is_read_only_command(input.command)
+
+    def auto_allow_reason(self, input: BashInput, ctx: ToolUseContext) -> str | None:
+        return sandbox_runtime(ctx).auto_allow_reason(input.command, disable_requested=input.dangerouslyDisableSandbox)
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "cancel"
@@ -179,13 +194,24 @@ class BashTool(Tool[BashInput]):
     async def call(self, input: BashInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         cwd, cwd_note = _usable_cwd(ctx.session)
         notes = (cwd_note,) if cwd_note else ()
-        running = start_command(input.command, cwd=cwd, output_dir=bash_output_dir(ctx.session))
+        runtime = sandbox_runtime(ctx)
+        decision = runtime.decide(
+            input.command, classifier_allowed=self.is_read_only(input), disable_requested=input.dangerouslyDisableSandbox
+        )
+        running = start_command(
+            input.command, cwd=cwd, output_dir=bash_output_dir(ctx.session), wrapper=_wrapper(runtime, decision, ctx)
+        )
+        notices = _unavailable_notice(runtime, decision)
         if input.run_in_background:
             shell = BackgroundShells.for_session(ctx.session).adopt(running, description=input.description)
             result = BashResult(
-                command=input.command, background_id=shell.id, output_path=running.output_path, notes=notes
+                command=input.command,
+                background_id=shell.id,
+                output_path=running.output_path,
+                sandboxed=running.sandboxed,
+                notes=notes,
             )
-            return ToolResult(data=result)
+            return ToolResult(data=result, new_messages=notices)
 
         timeout_ms = input.timeout or DEFAULT_TIMEOUT_MS
         outcome = await running.wait(timeout=timeout_ms / 1000, abort_signal=ctx.abort_signal, on_progress=on_progress)
@@ -196,9 +222,10 @@ class BashTool(Tool[BashInput]):
                 background_id=shell.id,
                 output_path=running.output_path,
                 timed_out_after_ms=timeout_ms,
+                sandboxed=running.sandboxed,
                 notes=notes,
             )
-            return ToolResult(data=result)
+            return ToolResult(data=result, new_messages=notices)
         if outcome != "exited":
             await running.terminate()
         else:
@@ -211,7 +238,40 @@ class BashTool(Tool[BashInput]):
             timed_out_after_ms=timeout_ms if outcome == "timed_out" else None,
             notes=notes,
         )
-        return ToolResult(data=result, is_error=result.is_error)
+        if running.sandboxed and (hint := _sandbox_hint(result, runtime)):
+            result = result.model_copy(update={"notes": (*result.notes, hint)})
+        return ToolResult(data=result, is_error=result.is_error, new_messages=notices)
+
+
+def sandbox_runtime(ctx: ToolUseContext) -> SandboxRuntime:
+    """The session's sandbox (``create_engine`` configures it from the settings files); a
+    default one, kept in the session, when the engine was built without it."""
+    runtime = ctx.options.get(SANDBOX_OPTION) or ctx.session.extra.get(SANDBOX_OPTION)
+    if not isinstance(runtime, SandboxRuntime):
+        runtime = SandboxRuntime(project_dir=ctx.session.cwd)
+        ctx.session.extra[SANDBOX_OPTION] = runtime
+    return runtime
+
+
+def _wrapper(runtime: SandboxRuntime, decision: SandboxDecision, ctx: ToolUseContext):  # noqa: ANN202
+    if not decision.sandboxed:
+        return None
+    return command_wrapper(runtime, additional_directories=ctx.session.additional_directories)
+
+
+def _unavailable_notice(runtime: SandboxRuntime, decision: SandboxDecision) -> list[Any]:
+    """Shown to the user once per session, never to the model (a replayed run must not diverge)."""
+    text = runtime.unavailable_notice() if decision.unavailable else None
+    return [SystemMessage(level="warning", content=text, subtype="sandbox_unavailable")] if text else []
+
+
+def _sandbox_hint(result: BashResult, runtime: SandboxRuntime) -> str | None:
+    return sandbox_failure_hint(
+        result.output,
+        exit_code=result.exit_code if result.exit_meaning is None else 0,
+        limits=runtime.limits_text(),
+        unsandboxed_allowed=runtime.settings.allow_unsandboxed_commands,
+    )
 
 
 def bash_output_dir(session: ToolSession) -> Path:
@@ -242,6 +302,7 @@ def _finished_result(
         truncated=chunk.truncated,
         interrupted=interrupted,
         timed_out_after_ms=timed_out_after_ms,
+        sandboxed=running.sandboxed,
         notes=notes,
     )
 
@@ -327,4 +388,11 @@ commands with newlines (newlines inside quoted strings are fine).
 `pytest /foo/bar/tests` rather than `cd /foo/bar && pytest tests`.
 - Never use git commands with -i (interactive), and do not push, force-push, rewrite \
 history or change git config unless the user asked for it.
+
+Sandbox: commands may run in an operating-system sandbox that allows writes only in the \
+working directories and /tmp, no network, and hides secrets (~/.ssh, ~/.aws, …) and \
+credential environment variables. When a command fails because of the sandbox (the result \
+says so), do not work around it: tell the user what was blocked and why the command needs \
+it, and if they agree run it again with dangerouslyDisableSandbox: true (that run needs \
+their approval).
 """

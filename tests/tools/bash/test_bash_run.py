@@ -123,7 +123,9 @@ def test_bash_tools_factory_and_definitions() -> None:
     assert [t.name for t in tools] == ["Bash", "BashOutput", "KillShell"]
     assert isinstance(tools[1], BashOutputTool) and isinstance(tools[2], KillShellTool)
     definition = tools[0].to_api_definition()
-    assert set(definition["input_schema"]["properties"]) == {"command", "timeout", "description", "run_in_background"}
+    assert set(definition["input_schema"]["properties"]) == {
+        "command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"
+    }
     prompt = tools[0].prompt()
     for phrase in ("quote", "Read", "Grep", "Glob", "run_in_background", "600000", "BashOutput"):
         assert phrase in prompt

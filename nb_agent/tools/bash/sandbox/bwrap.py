@@ -1,0 +1,75 @@
+"""Linux: a command line for bubblewrap (``bwrap``) that enforces a :class:`SandboxPlan`.
+
+The whole filesystem is bound read-only at the same paths (so ``pwd``, git and every
+absolute path look as outside), then the writable directories are bound read-write on
+top, protected paths read-only again, and secrets covered: directories by an empty
+``0000`` tmpfs, files by ``/dev/null`` on a ``nodev`` mount (opening it fails with EACCES).
+A new PID namespace hides other processes (``/proc/<kernel>/environ`` holds the API key)
+and ends every process of the command when it exits; a new network namespace has only
+its own loopback. Capabilities are dropped, which matters when nb_agent runs as root:
+root keeps them in bubblewrap by default and could remount ``/`` read-write.
+
+bwrap is started as the leader of the command's process group and does not call
+``setsid`` (no ``--new-session``): the group is the command's, so ``killpg`` still reaches
+every process inside. stdin is /dev/null and there is no terminal, so the terminal
+injection ``--new-session`` guards against does not apply.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from nb_agent.tools.bash.sandbox.plan import SandboxPlan
+
+__all__ = ["bwrap_command", "bridge_prefix"]
+
+
+def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str]) -> list[str]:
+    """``bwrap [options] -- argv`` for ``plan``."""
+    args = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
+    if plan.network != "all":
+        args.append("--unshare-net")
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += ["--bind", str(plan.private_tmp), "/tmp"]
+    for directory in plan.writable:
+        args += ["--bind", str(directory), str(directory)]
+    for path in _visible(plan, plan.read_only):
+        args += ["--ro-bind", str(path), str(path)]
+    for path in _outermost(_visible(plan, plan.hidden)):
+        if os.path.isdir(path):
+            args += ["--perms", "0000", "--tmpfs", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    if plan.proxy is not None:
+        socket = str(plan.proxy.socket_path)
+        args += ["--ro-bind", socket, socket]
+    args += ["--bind", str(plan.cwd_file), str(plan.cwd_file)]
+    args += ["--chdir", str(plan.cwd), "--"]
+    return args + list(bridge_prefix(plan)) + list(argv)
+
+
+def _visible(plan: SandboxPlan, paths: Sequence[Path]) -> list[Path]:
+    """Paths that exist inside: ``/tmp`` is the private one, so host paths under it are
+    absent unless a writable directory brings them in (mounting there would create them)."""
+    tmp = Path("/tmp")
+    return [p for p in paths if not _under(p, tmp) or any(_under(p, d) for d in plan.writable)]
+
+
+def _outermost(paths: Sequence[Path]) -> list[Path]:
+    """Drop paths inside another hidden directory (no mount point can be made in it)."""
+    return [p for p in paths if not any(q != p and _under(p, q) and os.path.isdir(q) for q in paths)]
+
+
+def _under(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+def bridge_prefix(plan: SandboxPlan) -> list[str]:
+    """With the filtering proxy: start the in-sandbox bridge first (it execs ``argv``)."""
+    if plan.proxy is None:
+        return []
+    bridge = Path(__file__).with_name("bridge.py")
+    return [sys.executable, "-S", "-I", str(bridge), str(plan.proxy.socket_path), str(plan.proxy.port), "--"]

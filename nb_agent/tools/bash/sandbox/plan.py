@@ -1,0 +1,38 @@
+"""What one sandboxed command may touch, independent of the operating system's mechanism."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+NetworkMode = Literal["none", "proxy", "all"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProxyEndpoint:
+    """nb_agent's filtering proxy, reachable from inside the sandbox through a Unix socket."""
+
+    socket_path: Path
+    port: int
+    """The loopback port the in-sandbox bridge listens on (``HTTP(S)_PROXY`` point at it)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SandboxPlan:
+    """The limits of one sandboxed command. Every path is absolute and exists."""
+
+    cwd: Path
+    writable: tuple[Path, ...]
+    """Directories writable inside (the working directories, ``allowWrite``)."""
+    read_only: tuple[Path, ...]
+    """Paths inside ``writable`` that stay read-only (git hooks, agent settings, ``denyWrite``)."""
+    hidden: tuple[Path, ...]
+    """Secrets: unreadable inside (home secrets, ``denyRead``, agent sockets)."""
+    private_tmp: Path
+    """Seen as ``/tmp`` (and ``$TMPDIR``) inside: the only writable temporary directory."""
+    cwd_file: Path
+    """The one file outside ``writable`` the shell may write: where it records its final directory."""
+    network: NetworkMode = "none"
+    proxy: ProxyEndpoint | None = None
+    allow_local_binding: bool = False

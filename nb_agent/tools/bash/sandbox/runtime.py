@@ -1,0 +1,236 @@
+"""The sandbox of one agent session: whether a Bash command runs sandboxed, and how.
+
+Decision (:meth:`SandboxRuntime.decide`), first answer wins:
+
+1. ``dangerouslyDisableSandbox`` and unsandboxed runs allowed -> unsandboxed (the call was
+   never auto-allowed: the Bash tool reports such an input as not read-only, so it was
+   approved by the user, a rule or the mode);
+2. the read-only classifier allowed the command -> sandboxed, always: a wrong "read-only"
+   then cannot write, connect or read a secret;
+3. the sandbox is on (``sandbox.enabled`` or ``%%agent --sandbox on``) and the command is
+   not in ``excludedCommands`` -> sandboxed;
+4. otherwise unsandboxed (the user approved it, as before the sandbox existed).
+
+A command that should be sandboxed where no sandbox can start runs unsandboxed, as before,
+and the decision says so (``unavailable``): the cell shows it once, the result says it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from nb_agent.tools.bash.sandbox.availability import SandboxAvailability, probe_availability
+from nb_agent.tools.bash.sandbox.bwrap import bwrap_command
+from nb_agent.tools.bash.sandbox.plan import NetworkMode, SandboxPlan
+from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
+from nb_agent.tools.bash.sandbox.secrets import protected_paths, scrub_environment, secret_paths
+from nb_agent.tools.bash.sandbox.settings import SandboxSettings
+
+__all__ = ["SANDBOX_OPTION", "SandboxDecision", "SandboxRuntime", "command_wrapper"]
+
+SANDBOX_OPTION = "sandbox"
+"""``ToolUseContext.options`` key (``EngineConfig.extra["tool_options"]``) holding the runtime."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SandboxDecision:
+    sandboxed: bool
+    reason: str
+    unavailable: bool = False
+    """The command should have been sandboxed, but no sandbox can start here."""
+
+
+class SandboxRuntime:
+    """Settings, availability, the per-cell override and the private temporary directory."""
+
+    def __init__(
+        self,
+        *,
+        settings: SandboxSettings | None = None,
+        project_dir: Path,
+        home: Path | None = None,
+        warnings: Sequence[str] = (),
+        availability: SandboxAvailability | None = None,
+    ) -> None:
+        self.settings = settings or SandboxSettings()
+        self.project_dir = Path(os.path.abspath(project_dir))
+        self.home = Path(home) if home is not None else Path.home()
+        self.warnings = list(warnings)
+        self._availability = availability
+        self.override: bool | None = None
+        """``%%agent --sandbox on|off`` for the running cell; None: the settings decide."""
+        self._tmp: Path | None = None
+        self._lock = threading.Lock()
+        self.unavailable_reported = False
+
+    # --- state -----------------------------------------------------------------------------
+    @property
+    def availability(self) -> SandboxAvailability:
+        if self._availability is None:
+            self._availability = probe_availability()
+        return self._availability
+
+    @property
+    def enabled(self) -> bool:
+        """Whether every command (not only classifier-allowed ones) runs sandboxed."""
+        return self.settings.enabled if self.override is None else self.override
+
+    @property
+    def network_mode(self) -> NetworkMode:
+        return "all" if self.settings.network.allow_all else "none"
+
+    def limits_text(self) -> str:
+        """One line for the model: what a sandboxed command may do."""
+        network = {"all": "network allowed", "none": "no network", "proxy": "network only to allowed domains"}[self.network_mode]
+        return f"writes only in {self.project_dir} and /tmp, {network}, secrets and credential variables hidden"
+
+    # --- deciding ----------------------------------------------------------------------------
+    def is_excluded(self, command: str) -> bool:
+        """Whether ``command`` starts with an ``excludedCommands`` entry (``docker``, ``npm run:*``)."""
+        words = _words(command)
+        for entry in self.settings.excluded_commands:
+            prefix = _words(entry.removesuffix(":*").removesuffix("*"))
+            if prefix and words[: len(prefix)] == prefix:
+                return True
+        return False
+
+    def decide(self, command: str, *, classifier_allowed: bool, disable_requested: bool) -> SandboxDecision:
+        if disable_requested and self.settings.allow_unsandboxed_commands:
+            return SandboxDecision(sandboxed=False, reason="dangerouslyDisableSandbox (approved)")
+        if classifier_allowed:
+            wanted = "the read-only classifier allowed it"
+        elif self.enabled and not self.is_excluded(command):
+            wanted = "the sandbox is on for every command"
+        else:
+            why = "in excludedCommands" if self.enabled else "the sandbox is off for approved commands"
+            return SandboxDecision(sandboxed=False, reason=why)
+        if not self.availability.available:
+            return SandboxDecision(sandboxed=False, reason=wanted, unavailable=True)
+        return SandboxDecision(sandboxed=True, reason=wanted)
+
+    def auto_allow_reason(self, command: str, *, disable_requested: bool) -> str | None:
+        """Why ``command`` may run without asking (``autoAllowBashIfSandboxed``), or None."""
+        if disable_requested or not self.settings.auto_allow_bash_if_sandboxed:
+            return None
+        decision = self.decide(command, classifier_allowed=False, disable_requested=False)
+        return "sandboxed (autoAllowBashIfSandboxed)" if decision.sandboxed else None
+
+    def unavailable_notice(self) -> str | None:
+        """The one-time notice that commands run unsandboxed (None once given)."""
+        with self._lock:
+            if self.unavailable_reported or self.availability.available:
+                return None
+            self.unavailable_reported = True
+        a = self.availability
+        return (
+            f"Sandbox unavailable: {a.reason}. Fix: {a.fix}. Until then commands run without a sandbox: "
+            "the read-only classifier alone decides what runs without asking."
+        )
+
+    # --- running -----------------------------------------------------------------------------
+    def private_tmp(self) -> Path:
+        with self._lock:
+            if self._tmp is None or not self._tmp.is_dir():
+                self._tmp = Path(tempfile.mkdtemp(prefix="nb_agent-sandbox-tmp-"))
+            return self._tmp
+
+    def plan(self, *, cwd: Path, additional_directories: Sequence[Path], cwd_file: Path) -> SandboxPlan:
+        """The limits for one command run in ``cwd``."""
+        writable = _real_dirs([self.project_dir, *additional_directories, *self.settings.allow_write])
+        read_only = _real_paths([*protected_paths(writable, self.home), *self.settings.deny_write])
+        hidden = _real_paths(secret_paths(self.home, self.settings.deny_read))
+        cwd_file.touch(exist_ok=True)
+        return SandboxPlan(
+            cwd=Path(os.path.realpath(cwd)),
+            writable=tuple(writable),
+            read_only=tuple(read_only),
+            hidden=tuple(hidden),
+            private_tmp=Path(os.path.realpath(self.private_tmp())),
+            cwd_file=Path(os.path.realpath(cwd_file)),
+            network=self.network_mode,
+            allow_local_binding=self.settings.network.allow_local_binding,
+        )
+
+    def wrap(self, plan: SandboxPlan, argv: Sequence[str]) -> list[str]:
+        """``argv`` run inside the sandbox described by ``plan``."""
+        a = self.availability
+        if a.backend == "seatbelt":
+            return seatbelt_command(plan, argv)
+        assert a.executable is not None
+        return bwrap_command(a.executable, plan, argv)
+
+    def environment(self, env: dict[str, str], plan: SandboxPlan) -> dict[str, str]:
+        """The command's environment inside: no credentials, ``TMPDIR`` the private tmp."""
+        scrubbed, _ = scrub_environment(env)
+        scrubbed["TMPDIR"] = str(plan.private_tmp) if self.availability.backend == "seatbelt" else "/tmp"
+        scrubbed["NB_AGENT_SANDBOX"] = "1"
+        return scrubbed
+
+    # --- reporting ---------------------------------------------------------------------------
+    def status_line(self) -> str:
+        """One line for ``%agent status``."""
+        a = self.availability
+        if not a.available:
+            return f"unavailable: {a.reason} — fix: {a.fix} (commands run unsandboxed)"
+        scope = "every command" if self.enabled else "read-only commands"
+        return f"{a.backend} · sandboxes {scope} · {self.limits_text()}"
+
+    def describe(self, *, additional_directories: Sequence[Path] = ()) -> list[str]:
+        """Lines for ``%agent sandbox``."""
+        a = self.availability
+        s = self.settings
+        lines = [f"backend       {a.describe()}"]
+        override = "" if self.override is None else f" (this cell: --sandbox {'on' if self.override else 'off'})"
+        lines.append(
+            f"sandboxed     {'every Bash command' if self.enabled else 'commands the read-only classifier allows'}{override}"
+        )
+        lines.append(f"auto-allow    {'on' if s.auto_allow_bash_if_sandboxed and self.enabled else 'off'} (autoAllowBashIfSandboxed, with enabled)")
+        lines.append(f"unsandboxed   {'with approval (dangerouslyDisableSandbox)' if s.allow_unsandboxed_commands else 'never (allowUnsandboxedCommands: false)'}")
+        if s.excluded_commands:
+            lines.append(f"excluded      {', '.join(s.excluded_commands)}")
+        writable = _real_dirs([self.project_dir, *additional_directories, *s.allow_write])
+        lines.append(f"writable      {', '.join(map(str, writable))}, and a private /tmp")
+        network = "all (sandbox.network.allowAll)" if self.network_mode == "all" else "none"
+        if s.network.allowed_domains and self.network_mode != "all":
+            network += f" (allowedDomains {', '.join(s.network.allowed_domains)} set, but nb_agent has no filtering proxy yet: still closed)"
+        lines.append(f"network       {network}")
+        hidden = secret_paths(self.home, s.deny_read)
+        lines.append(f"hidden        {', '.join(map(str, hidden)) or '(no secret paths exist)'}")
+        lines.append("environment   credential variables removed (*TOKEN*, *SECRET*, *KEY*, AWS_*, …)")
+        lines += [f"warning       {w}" for w in self.warnings]
+        return lines
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def _real_dirs(paths: Sequence[Path]) -> list[Path]:
+    return [p for p in _real_paths(paths) if p.is_dir()]
+
+
+def _real_paths(paths: Sequence[Path]) -> list[Path]:
+    seen: dict[Path, None] = {}
+    for path in paths:
+        if os.path.lexists(path):
+            seen.setdefault(Path(os.path.realpath(path)), None)
+    return list(seen)
+
+
+def command_wrapper(runtime: SandboxRuntime, *, additional_directories: Sequence[Path]):  # noqa: ANN201 - a CommandWrapper
+    """A :data:`~nb_agent.tools.bash.shell.CommandWrapper` that runs the shell in ``runtime``'s sandbox."""
+
+    def wrap(argv: list[str], env: dict[str, str], *, cwd: Path, cwd_file: Path) -> tuple[list[str], dict[str, str]]:
+        plan = runtime.plan(cwd=cwd, additional_directories=additional_directories, cwd_file=cwd_file)
+        return runtime.wrap(plan, argv), runtime.environment(env, plan)
+
+    return wrap

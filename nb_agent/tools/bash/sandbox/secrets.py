@@ -1,0 +1,155 @@
+"""What a sandboxed command may not see: secrets on disk and credentials in the environment,
+and the files inside a writable directory that would run code outside the sandbox later.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["HOME_SECRETS", "PROTECTED_NAMES", "is_credential_variable", "protected_paths", "scrub_environment", "secret_paths"]
+
+HOME_SECRETS: tuple[str, ...] = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".docker",
+    ".kube",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".password-store",
+    ".vault-token",
+    ".terraform.d",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".config/op",
+    ".config/anthropic",
+    ".claude/.credentials.json",
+    ".local/share/keyrings",
+    # Jupyter kernel connection files hold the HMAC key: with it, code could be sent to a
+    # kernel (this one included), which runs outside the sandbox.
+    ".local/share/jupyter/runtime",
+    "Library/Jupyter/runtime",
+    "Library/Keychains",
+)
+"""Relative to the home directory: hidden from every sandboxed command."""
+
+PROTECTED_NAMES: tuple[str, ...] = (
+    ".git/hooks",
+    ".git/config",
+    ".gitmodules",
+    ".claude",
+    ".nb_agent",
+    ".mcp.json",
+    ".vscode",
+    ".idea",
+)
+"""Inside a writable directory these stay read-only: they configure or run code later,
+outside the sandbox (git hooks, agent settings and hooks, MCP servers, editor tasks)."""
+
+_HOME_STARTUP: tuple[str, ...] = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".config/fish",
+    ".ipython",
+    ".jupyter",
+    ".claude.json",
+    ".config/autostart",
+    ".config/systemd",
+    ".local/bin",
+    ".local/lib",
+)
+"""When the home directory itself is writable (a notebook started in ``~``), these stay read-only."""
+
+_CREDENTIAL_NAME = re.compile(
+    r"(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SESSION_?KEY|CREDENTIAL|AUTH|COOKIE|_PAT$|_DSN$)",
+    re.IGNORECASE,
+)
+_CREDENTIAL_PREFIXES = ("AWS_", "AZURE_", "ARM_CLIENT", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_", "CLOUDSDK_AUTH", "VAULT_", "OP_", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "JPY_API_TOKEN")
+_URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]+:[^/@\s]+@")
+_KEEP = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "PWD", "TZ"})
+
+
+def is_credential_variable(name: str, value: str) -> bool:
+    """Whether an environment variable looks like it carries a credential."""
+    if name in _KEEP:
+        return False
+    upper = name.upper()
+    if upper.startswith(_CREDENTIAL_PREFIXES) or _CREDENTIAL_NAME.search(upper):
+        return True
+    return bool(_URL_WITH_PASSWORD.search(value))
+
+
+def scrub_environment(env: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """``env`` without credential variables; returns it and the names removed."""
+    kept: dict[str, str] = {}
+    removed: list[str] = []
+    for name, value in env.items():
+        if is_credential_variable(name, value):
+            removed.append(name)
+        else:
+            kept[name] = value
+    return kept, removed
+
+
+def secret_paths(home: Path, extra: tuple[Path, ...] = (), env: Mapping[str, str] | None = None) -> list[Path]:
+    """Existing secret files and directories to hide (home secrets, ``denyRead``, and the
+    files credential variables point at, such as ``GOOGLE_APPLICATION_CREDENTIALS``)."""
+    env = os.environ if env is None else env
+    candidates = [home / name for name in HOME_SECRETS]
+    candidates += list(extra)
+    for name in ("GOOGLE_APPLICATION_CREDENTIALS", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "KUBECONFIG", "JUPYTER_RUNTIME_DIR", "DOCKER_CONFIG"):
+        value = env.get(name, "")
+        for part in value.split(os.pathsep) if name == "KUBECONFIG" else [value]:
+            if part and os.path.isabs(part):
+                candidates.append(Path(part))
+    socket = env.get("SSH_AUTH_SOCK", "")
+    if socket and os.path.isabs(socket):
+        candidates.append(Path(socket))
+    candidates += [Path("/var/run/docker.sock"), Path("/run/docker.sock"), Path(f"/run/user/{os.getuid()}")]
+    return _existing(candidates)
+
+
+def protected_paths(writable: list[Path], home: Path) -> list[Path]:
+    """Existing paths inside the writable directories that must stay read-only."""
+    candidates = [directory / name for directory in writable for name in PROTECTED_NAMES]
+    if any(_same(directory, home) or _inside(home, directory) for directory in writable):
+        candidates += [home / name for name in _HOME_STARTUP]
+    return _existing(candidates)
+
+
+def _existing(paths: list[Path]) -> list[Path]:
+    seen: dict[Path, None] = {}
+    for path in paths:
+        if os.path.lexists(path):
+            seen.setdefault(Path(os.path.normpath(path)), None)
+    return list(seen)
+
+
+def _same(a: Path, b: Path) -> bool:
+    return os.path.normpath(a) == os.path.normpath(b)
+
+
+def _inside(path: Path, directory: Path) -> bool:
+    try:
+        Path(os.path.normpath(path)).relative_to(os.path.normpath(directory))
+    except ValueError:
+        return False
+    return True
