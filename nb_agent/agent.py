@@ -85,7 +85,9 @@ def create_engine(
     hooks = Hooks()
     warnings = list(settings.warnings)
     warnings += _configure_sandbox(config, settings, home=home)
-    warnings += hooks.extend_from_settings(settings.hooks, cwd=str(config.cwd))
+    for source, section in settings.hooks_by_source.items():
+        path = settings.source_paths.get(source)
+        warnings += hooks.extend_from_settings(section, project_dir=str(config.cwd), source=source, path=str(path) if path else None)
     builtins = (list(tools) if tools is not None else builtin_tools()) + list(extra_tools)
     manager = mcp_manager_for(config.cwd, home=home) if mcp is None else (mcp or None)
     if manager is not None:

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from nb_agent.abort import AbortController
 from nb_agent.errors import NbAgentError
+from nb_agent.hooks.background import BackgroundHooks
+from nb_agent.hooks.lifecycle import SessionHooks
 from nb_agent.hooks.registry import Hooks
 from nb_agent.loop.query import query
 from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
@@ -54,7 +56,10 @@ DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"
 STATE_DIR_NAME = ".nb_agent"
 
-ResultSubtype = Literal["success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "interrupted"]
+ResultSubtype = Literal[
+    "success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "interrupted", "prompt_blocked"
+]
+"""``prompt_blocked``: a UserPromptSubmit hook refused the prompt; nothing was sent."""
 
 
 def default_model() -> str:
@@ -175,6 +180,8 @@ class QueryEngine:
         self._transport = transport
         self._transport_factory = transport_factory
         self.hooks = hooks or Hooks()
+        self.background_hooks = BackgroundHooks(self.hooks)
+        self.session_hooks = SessionHooks(self)
         self.permission_policy = permission_policy or PermissionPolicy()
         self.can_use_tool = can_use_tool
         self.session_id = session_id or str(uuid.uuid4())
@@ -197,6 +204,8 @@ class QueryEngine:
             on_usage=self._add_usage,
             retry_policy=self.config.extra.get("retry_policy"),
             on_compaction=lambda result: self.session_context.clear(),
+            before_compact=self.session_hooks.before_compact,
+            after_compact=self.session_hooks.after_compact,
         )
 
     # --- paths ---------------------------------------------------------------------------------
@@ -219,6 +228,7 @@ class QueryEngine:
             config.state_dir = transcript_path.parent.parent
         history = [m for m in loaded.messages if m.type in _HISTORY_TYPES]  # as ``_append`` keeps it
         engine = cls(config=config, session_id=loaded.session_id, messages=history, **kwargs)
+        engine.session_hooks.pending_start = "resume"
         for entry in loaded.entries_of("usage"):
             engine.usage.add(entry["model"], Usage(**entry["usage"]))
         engine._answer_dangling_tool_uses()  # the kernel died between a tool_use and its result
@@ -311,6 +321,7 @@ class QueryEngine:
                 can_use_tool=self.can_use_tool,
                 on_denial=self._record_denial,
                 on_decision=self._record_decision,
+                background_hooks=self.background_hooks,
             ),
             system_prompt=build_system_prompt(prompt_parts, cwd=self.tool_session.cwd, model=model),
             prepend_messages=[reminder],
@@ -347,10 +358,18 @@ class QueryEngine:
         abort = AbortController()
         self.abort_controller = abort
         text = prompt if isinstance(prompt, str) else " ".join(b.get("text", "") for b in prompt if b.get("type") == "text")
+        for event in await self.session_hooks.start_if_pending():
+            yield event
+        gate = await self.session_hooks.user_prompt_submit(text)
+        for event in gate.events:
+            yield event
+        if gate.refused is not None:
+            yield self._refused_result(gate.refused, started)
+            return
         user = UserMessage(content=prompt)
         self._append(user)
         yield user
-        for attachment in attachments:
+        for attachment in [*gate.context, *attachments]:
             self._append(attachment)
         terminal: Terminal | None = None
         error: str | None = None
@@ -370,6 +389,8 @@ class QueryEngine:
                 if event.type == "assistant" and not event.is_api_error_message and event.text:
                     last_text = event.text
                 yield event
+                for notice in self.background_hooks.take_notices():  # e.g. a Notification hook failed
+                    yield notice
                 if self.config.max_budget_usd is not None and self.usage.cost_usd > self.config.max_budget_usd:
                     abort.abort("max budget exceeded")
         except NbAgentError as exc:
@@ -408,7 +429,25 @@ class QueryEngine:
             permission_denials=list(self.permission_denials),
         )
         self.transcript.write_entry("result", subtype=result.subtype, terminal_reason=result.terminal_reason, error=result.error)
+        self.session_hooks.run_ended(result.duration_s, result.subtype)
         yield result
+
+    def _refused_result(self, reason: str, started: float) -> EngineResult:
+        """A UserPromptSubmit hook refused the prompt: nothing was sent or recorded."""
+        self.transcript.write_entry("prompt_blocked", reason=reason)
+        return EngineResult(
+            subtype="prompt_blocked",
+            terminal_reason=None,
+            is_error=False,
+            text="",
+            num_turns=0,
+            duration_s=time.monotonic() - started,
+            usage=Usage(),
+            total_cost_usd=0.0,
+            session_id=self.session_id,
+            error=None,
+            permission_denials=list(self.permission_denials),
+        )
 
     def _answer_dangling_tool_uses(self) -> None:
         """Last line of defence for the invariant: no tool_use is left without a result."""
@@ -424,6 +463,19 @@ class QueryEngine:
         self.context_manager.reset()
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
         self.tool_session.session_dir = self.session_dir
+        self.session_hooks.pending_start = "clear"
+
+    async def start_new_conversation(self) -> list[Any]:
+        """``%agent new``: SessionEnd (reason ``clear``) for this conversation, a new one,
+        and SessionStart (source ``clear``) for it. Returns the hooks' notices."""
+        events = await self.session_hooks.end("clear")
+        self.new_conversation()
+        return events + await self.session_hooks.start_if_pending()
+
+    async def end_session(self, reason: str = "other", *, timeout_cap: float | None = None) -> list[Any]:
+        """Run SessionEnd hooks (once per started session), each bounded by its timeout and
+        by ``timeout_cap``. Returns their notices."""
+        return await self.session_hooks.end(reason, timeout_cap=timeout_cap)
 
     async def compact(self, instructions: str | None = None) -> CompactionResult:
         """Summarize the conversation now (``%agent compact``): the history continues after a

@@ -122,6 +122,8 @@ class ContextManager:
         retry_policy: RetryPolicy | None = None,
         clock: Callable[[], datetime] = _utcnow,
         on_compaction: Callable[[CompactionResult], None] | None = None,
+        before_compact: Callable[[str, str | None], Awaitable[tuple[str | None, list[Any]]]] | None = None,
+        after_compact: Callable[[CompactionResult, list[Any]], Awaitable[CompactionResult]] | None = None,
     ) -> None:
         self.config = config
         self._create = create
@@ -132,6 +134,11 @@ class ContextManager:
         self.clock = clock
         self.on_compaction = on_compaction
         """Called after every successful compaction (the engine clears memoized context)."""
+        self.before_compact = before_compact
+        """PreCompact hooks: ``(trigger, instructions) -> (instructions, notices)``; may raise
+        ``CompactionError`` to stop the compaction."""
+        self.after_compact = after_compact
+        """SessionStart (compact) hooks: ``(result, notices) -> result`` with their context added."""
         self.replacement_state = ContentReplacementState()
         self.microcompact_state = MicrocompactState()
         self.anchors = UsageAnchors()
@@ -186,6 +193,8 @@ class ContextManager:
             retry_policy=self.retry_policy,
             clock=self.clock,
             on_compaction=self.on_compaction,
+            before_compact=self.before_compact,
+            after_compact=self.after_compact,
         )
         twin.replacement_state = self.replacement_state.clone()
         twin.microcompact_state = self.microcompact_state.clone()
@@ -311,6 +320,9 @@ class ContextManager:
         """Summarize ``messages`` (a window); raises ``CompactionError`` on failure."""
         thresholds = self.thresholds(model)
         summary_model = self.config.compact_model or model
+        notices: list[Any] = []
+        if self.before_compact is not None:
+            instructions, notices = await self.before_compact(trigger, instructions)
 
         async def summarize(request: dict[str, Any]) -> str:
             return await self.ask(request, query_source=COMPACT_QUERY_SOURCE, abort_signal=abort_signal)
@@ -338,6 +350,8 @@ class ContextManager:
         self._record("compaction", trigger=trigger, pre_tokens=result.boundary.pre_tokens, kept=len(result.messages) - 1)
         if self.on_compaction is not None:
             self.on_compaction(result)
+        if self.after_compact is not None:
+            result = await self.after_compact(result, notices)
         return result
 
     async def summarize_tool_uses(self, tool_use_blocks: list[Any], tool_results: list[Any]) -> Any:

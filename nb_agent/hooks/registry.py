@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from nb_agent.errors import ConfigurationError
 from nb_agent.hooks.command import CommandHookWarning, command_hook
 from nb_agent.hooks.types import (
     DEFAULT_HOOK_TIMEOUT_S,
@@ -16,25 +17,34 @@ from nb_agent.hooks.types import (
     AggregatedHookResult,
     HookCallback,
     HookEvent,
+    HookInfo,
     HookInput,
     HookMatcher,
     HookOutput,
+    HookSource,
 )
 
 _PERMISSION_RANK = {"deny": 3, "ask": 2, "allow": 1}
+_SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
+SUPPORTED_HOOK_TYPES = ("command",)
 
 
-def matcher_matches(matcher: str | None, tool_name: str | None) -> bool:
-    if not matcher or matcher == "*":
+def matcher_matches(matcher: str | None, query: str | None) -> bool:
+    """Claude Code's matcher rules: empty or ``*`` match all; a plain name or ``A|B`` list
+    matches exactly; anything else is a regular expression searched in ``query`` (an
+    invalid one matches nothing). Events without a match query ignore the matcher."""
+    if not matcher or matcher == "*" or query is None:
         return True
-    if tool_name is None:
-        return True  # events without a tool (Stop) ignore the matcher
-    if re.fullmatch(r"[\w|-]+", matcher):
-        return tool_name in matcher.split("|")
+    if _SIMPLE_MATCHER.fullmatch(matcher):
+        return query in (part.strip() for part in matcher.split("|"))
     try:
-        return re.fullmatch(matcher, tool_name) is not None
+        return re.search(matcher, query) is not None
     except re.error:
-        return matcher == tool_name
+        return False
+
+
+def _callable_name(callback: HookCallback) -> str:
+    return getattr(callback, "__qualname__", None) or repr(callback)
 
 
 class Hooks:
@@ -51,70 +61,129 @@ class Hooks:
         matcher: str | None = None,
         timeout: float = DEFAULT_HOOK_TIMEOUT_S,
     ) -> None:
-        """Register a Python hook (``async def hook(input: HookInput) -> HookOutput | None``)."""
-        self._matchers[event].append(HookMatcher(matcher=matcher, hooks=[callback], timeout=timeout))
+        """Register a Python hook (``async def hook(input: HookInput) -> HookOutput | None``)
+        for any event of :data:`~nb_agent.hooks.types.HOOK_EVENTS`."""
+        if event not in self._matchers:
+            raise ConfigurationError(f"unknown hook event {event!r}; one of: {', '.join(HOOK_EVENTS)}")
+        self._matchers[event].append(
+            HookMatcher(matcher=matcher, hooks=[callback], timeout=timeout, source="python", description=_callable_name(callback))
+        )
 
     @classmethod
-    def from_settings(cls, hooks_section: Mapping[str, Any] | None, *, cwd: str | None = None) -> tuple[Hooks, list[str]]:
+    def from_settings(
+        cls, hooks_section: Mapping[str, Any] | None, *, project_dir: str | None = None, source: HookSource = "user", path: str | None = None
+    ) -> tuple[Hooks, list[str]]:
         """Build from a settings file's ``hooks`` object; returns (hooks, warnings)."""
         registry = cls()
-        return registry, registry.extend_from_settings(hooks_section, cwd=cwd)
+        return registry, registry.extend_from_settings(hooks_section, project_dir=project_dir, source=source, path=path)
 
-    def extend_from_settings(self, hooks_section: Mapping[str, Any] | None, *, cwd: str | None = None) -> list[str]:
+    def extend_from_settings(
+        self,
+        hooks_section: Mapping[str, Any] | None,
+        *,
+        project_dir: str | None = None,
+        source: HookSource = "user",
+        path: str | None = None,
+    ) -> list[str]:
+        """Add one settings file's hooks; returns warnings, one per unsupported event or
+        hook type (named), never one per entry."""
+        where = path or f"{source} settings"
         warnings: list[str] = []
+
+        def warn(text: str) -> None:
+            if text not in warnings:
+                warnings.append(text)
+
         for event, entries in (hooks_section or {}).items():
             if event not in self._matchers:
-                warnings.append(f"unsupported hook event {event!r} ignored")
+                warn(f"{where}: hook event {event!r} is not supported by nb_agent; its hooks are ignored")
                 continue
             if not isinstance(entries, list):
-                warnings.append(f"hooks.{event} must be a list; ignored")
+                warn(f"{where}: hooks.{event} must be a list; ignored")
                 continue
             for entry in entries:
-                if not isinstance(entry, dict):
-                    warnings.append(f"hooks.{event}: an entry is not an object; ignored")
-                    continue
-                for hook in entry.get("hooks", []):
-                    if not isinstance(hook, dict) or hook.get("type") != "command" or not hook.get("command"):
-                        warnings.append(f"hooks.{event}: only {{'type': 'command', 'command': ...}} hooks are supported")
-                        continue
-                    timeout = float(hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S))
-                    self._matchers[event].append(
-                        HookMatcher(
-                            matcher=entry.get("matcher"),
-                            hooks=[command_hook(hook["command"], timeout=timeout, cwd=cwd)],
-                            timeout=timeout,
-                        )
-                    )
+                self._add_entry(event, entry, warn=warn, where=where, project_dir=project_dir, source=source, path=path)
         return warnings
+
+    def _add_entry(self, event: HookEvent, entry: Any, *, warn: Any, where: str, project_dir: str | None, source: HookSource, path: str | None) -> None:
+        if not isinstance(entry, dict) or not isinstance(entry.get("hooks", []), list):
+            warn(f"{where}: hooks.{event}: an entry is not an object with a 'hooks' list; ignored")
+            return
+        matcher = entry.get("matcher")
+        if matcher is not None and not isinstance(matcher, str):
+            warn(f"{where}: hooks.{event}: matcher must be a string; entry ignored")
+            return
+        if matcher and not _SIMPLE_MATCHER.fullmatch(matcher) and matcher != "*":
+            try:
+                re.compile(matcher)
+            except re.error as exc:
+                warn(f"{where}: hooks.{event}: matcher {matcher!r} is not a valid regular expression ({exc}); it matches nothing")
+        for hook in entry.get("hooks", []):
+            kind = hook.get("type") if isinstance(hook, dict) else None
+            if kind not in SUPPORTED_HOOK_TYPES:
+                warn(f"{where}: hooks.{event}: hook type {kind!r} is not supported by nb_agent (only 'command'); ignored")
+                continue
+            command = hook.get("command")
+            if not isinstance(command, str) or not command.strip():
+                warn(f"{where}: hooks.{event}: a command hook has no 'command'; ignored")
+                continue
+            try:
+                timeout = float(hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S))
+            except (TypeError, ValueError):
+                warn(f"{where}: hooks.{event}: timeout {hook.get('timeout')!r} is not a number; using {DEFAULT_HOOK_TIMEOUT_S:g}s")
+                timeout = DEFAULT_HOOK_TIMEOUT_S
+            self._matchers[event].append(
+                HookMatcher(
+                    matcher=matcher,
+                    hooks=[command_hook(command, timeout=timeout, project_dir=project_dir)],
+                    timeout=timeout,
+                    source=source,
+                    path=path,
+                    description=command,
+                )
+            )
 
     def has(self, event: HookEvent) -> bool:
         return bool(self._matchers[event])
 
-    async def run(self, event: HookEvent, hook_input: HookInput) -> AggregatedHookResult:
-        """Run every matching hook concurrently and merge their answers."""
+    def describe(self) -> list[HookInfo]:
+        """Every hook in force, by event, in the order they were added."""
+        return [
+            HookInfo(event=event, matcher=m.matcher, source=m.source, path=m.path, description=m.description, timeout=m.timeout)
+            for event, matchers in self._matchers.items()
+            for m in matchers
+        ]
+
+    async def run(self, event: HookEvent, hook_input: HookInput, *, timeout_cap: float | None = None) -> AggregatedHookResult:
+        """Run every matching hook concurrently and merge their answers.
+
+        ``timeout_cap`` bounds every hook's timeout (SessionEnd at shutdown)."""
         started = time.monotonic()
+        query = hook_input.match_query
         calls = [
-            (callback, m.timeout)
+            (callback, m.timeout if timeout_cap is None else min(m.timeout, timeout_cap))
             for m in self._matchers[event]
-            if matcher_matches(m.matcher, hook_input.tool_name)
+            if matcher_matches(m.matcher, query)
             for callback in m.hooks
         ]
         result = AggregatedHookResult()
         if not calls:
             return result
-        outcomes = await asyncio.gather(*(_run_one(cb, hook_input, timeout) for cb, timeout in calls))
+        outcomes = await asyncio.gather(*(_run_one(cb, hook_input, timeout, capped=timeout_cap is not None) for cb, timeout in calls))
         for outcome in outcomes:
             _merge(result, outcome, event)
+        result.ran = len(calls)
         result.elapsed_s = time.monotonic() - started
         return result
 
 
-async def _run_one(callback: HookCallback, hook_input: HookInput, timeout: float) -> HookOutput | str | None:
-    name = getattr(callback, "__qualname__", repr(callback))
+async def _run_one(callback: HookCallback, hook_input: HookInput, timeout: float, *, capped: bool = False) -> HookOutput | str | None:
+    name = _callable_name(callback)
     try:
-        # Command hooks enforce their own timeout (and kill the process); this one
-        # bounds Python hooks, with a little slack so the command's own message wins.
-        return await asyncio.wait_for(callback(hook_input), timeout + 1.0)
+        # Command hooks enforce their own timeout (and kill the process); this one bounds
+        # Python hooks, and capped command hooks, with a little slack so the command's
+        # own message wins when it can.
+        return await asyncio.wait_for(callback(hook_input), timeout + (0.2 if capped else 1.0))
     except asyncio.TimeoutError:
         return f"hook {name} timed out after {timeout:g}s"
     except CommandHookWarning as exc:
@@ -146,5 +215,7 @@ def _merge(result: AggregatedHookResult, outcome: HookOutput | str | None, event
         result.updated_output = outcome.updated_output
     if outcome.additional_context:
         result.additional_contexts.append(outcome.additional_context)
+        if not outcome.suppress_output:
+            result.visible_contexts.append(outcome.additional_context)
     if outcome.system_message:
         result.system_messages.append(outcome.system_message)

@@ -15,7 +15,8 @@ from typing import Any
 
 from nb_agent.abort import AbortableStream
 from nb_agent.errors import FallbackTriggeredError, MediaTooLargeError, PromptTooLongError
-from nb_agent.hooks.types import HookInput
+from nb_agent.hooks.effects import hook_notices
+from nb_agent.hooks.types import HookEvent, HookInput
 from nb_agent.loop.state import (
     DEFAULT_MAX_OUTPUT_TOKENS,
     ESCALATED_MAX_OUTPUT_TOKENS,
@@ -405,21 +406,12 @@ async def _finish_without_tools(
         out.terminal = Terminal(reason="completed", error=str(turn.api_error), turn_count=state.turn_count)
         return out
     hooks = params.tool_run_deps.hooks
-    if hooks.has("Stop"):
-        result = await hooks.run(
-            "Stop",
-            HookInput(
-                hook_event_name="Stop",
-                session_id=ctx.session_id,
-                cwd=str(ctx.cwd),
-                stop_hook_active=state.stop_hook_active,
-                transcript_path=str(ctx.options.get("transcript_path", "")),
-            ),
-        )
-        out.events.extend(SystemMessage(level="warning", subtype="hook", content=w) for w in result.warnings)
-        out.events.extend(SystemMessage(level="info", subtype="hook", content=m) for m in result.system_messages)
+    event: HookEvent = "SubagentStop" if params.subagent is not None else "Stop"
+    if hooks.has(event):
+        result = await hooks.run(event, _stop_hook_input(params, state, turn, event))
+        out.events.extend(hook_notices(result, event))
         if result.prevent_continuation:
-            reason = result.stop_reason or "a Stop hook prevented continuation"
+            reason = result.stop_reason or f"a {event} hook prevented continuation"
             out.events.append(SystemMessage(level="info", subtype="stop_hook_prevented", content=reason))
             out.terminal = Terminal(reason="stop_hook_prevented", turn_count=state.turn_count)
             return out
@@ -428,7 +420,7 @@ async def _finish_without_tools(
                 out.events.append(SystemMessage(level="warning", subtype="max_turns", content=f"Reached the maximum number of turns ({params.max_turns})."))
                 out.terminal = Terminal(reason="max_turns", turn_count=state.turn_count)
                 return out
-            feedback = meta_user_message("Stop hook feedback:\n" + "\n".join(result.blocking_errors))
+            feedback = meta_user_message(f"{event} hook feedback:\n" + "\n".join(result.blocking_errors))
             out.events.append(feedback)
             out.next_state = State(
                 messages=[*window, *turn.assistant_messages, feedback],
@@ -452,6 +444,24 @@ async def _finish_without_tools(
         return out
     out.terminal = Terminal(reason="completed", turn_count=state.turn_count)
     return out
+
+
+def _stop_hook_input(params: QueryParams, state: State, turn: _Turn, event: HookEvent) -> HookInput:
+    ctx = state.tool_use_context
+    agent = params.subagent
+    last = next((m.text for m in reversed(turn.assistant_messages) if m.text), None)
+    return HookInput(
+        hook_event_name=event,
+        session_id=ctx.session_id,
+        cwd=str(ctx.cwd),
+        permission_mode=ctx.permission_mode,
+        stop_hook_active=state.stop_hook_active,
+        transcript_path=str(ctx.options.get("transcript_path", "")),
+        agent_id=agent.agent_id if agent else None,
+        agent_type=agent.agent_type if agent else None,
+        agent_transcript_path=agent.agent_transcript_path if agent else None,
+        last_assistant_message=last if agent else None,
+    )
 
 
 async def _recover_from_withheld(deps: QueryDeps, state: State, window: list[Any], withheld: Exception, out: _Outcome) -> _Outcome:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from nb_agent.hooks.types import SubagentInfo
 from nb_agent.messages import AssistantMessage, CompactBoundaryMessage, StreamEvent
 from nb_agent.model.client import ModelRequest
 from nb_agent.tools.base import ToolUseContext
@@ -152,3 +153,5 @@ class QueryParams:
     """Builds the request's ``tools`` from the pool and the window (ToolSearch defers some)."""
     prepend_messages: list[Any] = field(default_factory=list)
     """Sent before the history on every request (project instructions reminder)."""
+    subagent: SubagentInfo | None = None
+    """Set for a subagent's loop: its end runs SubagentStop hooks (with this identity) instead of Stop."""

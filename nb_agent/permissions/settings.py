@@ -43,6 +43,8 @@ class Settings:
     """Each file's raw ``sandbox`` object, for :mod:`nb_agent.tools.bash.sandbox` to interpret."""
     warnings: list[str] = field(default_factory=list)
     loaded_files: list[Path] = field(default_factory=list)
+    source_paths: dict[SettingsSource, Path] = field(default_factory=dict)
+    """The file each loaded layer came from (``%agent hooks`` names it)."""
     project_dir: Path | None = None
 
     def rules_with(self, behavior: RuleBehavior) -> list[PermissionRule]:
@@ -83,6 +85,7 @@ def load_settings(project_dir: Path, *, home: Path | None = None) -> Settings:
         if data is None:
             continue
         settings.loaded_files.append(path)
+        settings.source_paths[source] = path
         _merge_file(settings, source=source, path=path, data=data, home=home)
     return settings
 

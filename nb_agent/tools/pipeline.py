@@ -1,7 +1,8 @@
 """The per-call pipeline (SPEC §3): one tool_use in, progress and exactly one tool_result out.
 
 lookup/aliases → schema validation → ``validate_input`` → PreToolUse hooks → permission
-decision (hook > rules > interactive) → call with progress → PostToolUse hooks → result
+decision (hook > rules > interactive; a Notification hook fires when the user is asked) →
+call with progress → PostToolUse hooks (PostToolUseFailure when the call failed) → result
 mapping and size processing.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,8 +19,9 @@ import pydantic
 
 from nb_agent.context.tool_result_storage import process_tool_result_size
 from nb_agent.errors import AbortError, InputValidationError, ToolError
+from nb_agent.hooks.background import BackgroundHooks
 from nb_agent.hooks.registry import Hooks
-from nb_agent.hooks.types import HookInput
+from nb_agent.hooks.types import HookEvent, HookInput
 from nb_agent.messages import (
     INTERRUPT_MESSAGE,
     AttachmentMessage,
@@ -58,6 +61,8 @@ class ToolRunDeps:
     on_denial: Callable[[PermissionDenialRecord], None] = lambda record: None
     on_decision: Callable[[str, str, str], None] = lambda tool_use_id, decision, detail: None
     """Called as ``(tool_use_id, "allow"|"deny"|"always_allow", detail)`` for the transcript."""
+    background_hooks: BackgroundHooks | None = None
+    """Runs Notification hooks when the user is asked for permission (without waiting for them)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,6 +150,7 @@ class _ToolCall:
             tool_input=raw_input,
             tool_use_id=self.tool_use_id,
             transcript_path=str(self.ctx.options.get("transcript_path", "")),
+            permission_mode=self.ctx.permission_mode,
             **kw,
         )
 
@@ -228,6 +234,8 @@ class _ToolCall:
     async def _ask(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
         if self.deps.can_use_tool is None:
             return PermissionDeny(message=f"Permission to use {self.tool.name} was not granted: {ask.message} (no approver is connected)")
+        if self.deps.background_hooks is not None:
+            self.deps.background_hooks.fire("Notification", self._notification_input())
         request = PermissionRequest(
             tool_use_id=self.tool_use_id,
             tool_name=self.tool.name,
@@ -247,6 +255,18 @@ class _ToolCall:
         else:
             self.deps.on_decision(self.tool_use_id, "deny", answer.message)
         return answer
+
+    def _notification_input(self) -> HookInput:
+        return HookInput(
+            hook_event_name="Notification",
+            session_id=self.ctx.session_id,
+            cwd=str(self.ctx.cwd),
+            transcript_path=str(self.ctx.options.get("transcript_path", "")),
+            permission_mode=self.ctx.permission_mode,
+            message=f"Claude needs your permission to use {self.tool.name}",
+            notification_type="permission_prompt",
+            title="Permission needed",
+        )
 
     async def _call(self, parsed: Any) -> AsyncIterator[ToolUpdate | ToolResult]:
         # Progress, completion and the run's abort all set one event: no helper task (and
@@ -283,15 +303,21 @@ class _ToolCall:
                 task.cancel()
 
     async def _post_tool_hooks(self, raw: dict[str, Any], result: ToolResult) -> ToolResult:
-        if not self.deps.hooks.has("PostToolUse"):
+        """PostToolUse after a success; PostToolUseFailure (with the error) after a failure."""
+        event: HookEvent = "PostToolUseFailure" if result.is_error else "PostToolUse"
+        if not self.deps.hooks.has(event):
             return result
-        hook = await self.deps.hooks.run("PostToolUse", self._hook_input("PostToolUse", raw, tool_response=_jsonable(result.data)))
-        self._hook_notices(hook, "PostToolUse")
+        if result.is_error:
+            hook_input = self._hook_input(event, raw, error=_error_text(result.data), is_interrupt=False)
+        else:
+            hook_input = self._hook_input(event, raw, tool_response=_jsonable(result.data))
+        hook = await self.deps.hooks.run(event, hook_input)
+        self._hook_notices(hook, event)
         if hook.prevent_continuation:
             self.prevent_continuation = True
         for text in hook.blocking_errors:
-            self.extra.append(ToolUpdate(message=AttachmentMessage(kind="hook_blocking_error", content=f"PostToolUse hook feedback:\n{text}")))
-        if hook.updated_output is not None:
+            self.extra.append(ToolUpdate(message=AttachmentMessage(kind="hook_blocking_error", content=f"{event} hook feedback:\n{text}")))
+        if hook.updated_output is not None and not result.is_error:
             return ToolResult(data=hook.updated_output, is_error=result.is_error, new_messages=result.new_messages, context_modifier=result.context_modifier)
         return result
 
@@ -367,6 +393,14 @@ async def _race_abort(awaitable: Any, ctx: ToolUseContext) -> Any:
 def _consume_exception(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+_ERROR_TAGS = re.compile(r"</?tool_use_error>")
+
+
+def _error_text(data: Any) -> str:
+    text = data if isinstance(data, str) else str(_jsonable(data))
+    return _ERROR_TAGS.sub("", text).strip()
 
 
 def _jsonable(data: Any) -> Any:

@@ -131,3 +131,49 @@ async def test_stop_hook_input_and_blocking(hook_engine):
     assert [i.stop_hook_active for i in seen] == [False, True]
     assert seen[0].hook_event_name == "Stop" and seen[0].tool_name is None
     assert "run the tests first" in str(transport.requests[1]["messages"][-1])
+
+
+async def test_every_event_can_be_added_from_python_and_unknown_ones_are_refused(hook_engine):
+    import pytest
+
+    from nb_agent.errors import ConfigurationError
+    from nb_agent.hooks.types import HOOK_EVENTS
+
+    seen: list[str] = []
+
+    async def record(hook_input):
+        seen.append(hook_input.hook_event_name)
+        if hook_input.hook_event_name == "UserPromptSubmit":
+            return HookOutput(additional_context="from python")
+        return None
+
+    hooks = Hooks()
+    for event in HOOK_EVENTS:
+        hooks.add(event, record)
+    with pytest.raises(ConfigurationError, match="PostCompact"):
+        hooks.add("PostCompact", record)  # type: ignore[arg-type]
+    engine, transport = hook_engine(_turns(tool_use("Echo", {"value": "x"})), hooks, [RecordingTool("Echo")])
+    await collect(engine, "go")
+    await engine.end_session("other")
+    assert seen == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
+    assert "from python" in str(transport.requests[0]["messages"])
+    assert {info.source for info in hooks.describe()} == {"python"} and len(hooks.describe()) == len(HOOK_EVENTS)
+
+
+def test_unsupported_events_and_hook_types_are_named_once_per_file():
+    section = {
+        "PostCompact": [{"hooks": [{"type": "command", "command": "true"}]}] * 2,
+        "Stop": [
+            {"hooks": [{"type": "prompt", "prompt": "Are all tasks done?"}, {"type": "prompt", "prompt": "again"}]},
+            {"hooks": [{"type": "command", "command": "true"}]},
+        ],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:1/"}]}],
+    }
+    hooks, warnings = Hooks.from_settings(section, source="project", path="/repo/.claude/settings.json")
+    assert len(warnings) == 3
+    assert any("'PostCompact' is not supported" in w for w in warnings)
+    assert any("hooks.Stop" in w and "'prompt' is not supported" in w for w in warnings)
+    assert any("hooks.PreToolUse" in w and "'http'" in w for w in warnings)
+    assert all(w.startswith("/repo/.claude/settings.json") for w in warnings)
+    [info] = hooks.describe()
+    assert (info.event, info.source, info.path, info.description) == ("Stop", "project", "/repo/.claude/settings.json", "true")
