@@ -47,6 +47,7 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
+from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.pipeline import ToolRunDeps
@@ -288,7 +289,12 @@ class QueryEngine:
             permission_mode=self.config.permission_mode,
             messages=self.messages,
             session_id=self.session_id,
-            options={"transcript_path": str(self.transcript_path), **self.config.extra.get("tool_options", {})},
+            options={
+                "transcript_path": str(self.transcript_path),
+                # Grep and Glob leave out what Read may not read (the policy's Read rules).
+                **({READ_SCOPE_OPTION: scope} if (scope := getattr(self.permission_policy, "read_scope", None)) else {}),
+                **self.config.extra.get("tool_options", {}),
+            },
         )
 
     def _record_denial(self, record: PermissionDenialRecord) -> None:

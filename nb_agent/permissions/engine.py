@@ -11,11 +11,16 @@
    writing outside the working directories
 6. the tool's ask -> ask (``bypassPermissions`` overrides it)
 7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
-8. allow rules -> allow
-9. read-only -> allow, unless a file read leaves the working directories (then ask)
+8. allow rules -> allow; for Bash, every simple command covered by an allow rule or
+   read-only (:mod:`nb_agent.permissions.fast_path`)
+9. read-only -> allow, unless a file read leaves the working directories (then ask);
+   a read-only Bash command is held to Read's scope: what it reads must be readable
+   without asking (a Read deny rule denies), and git runs only in the project's
+   repository root (:mod:`nb_agent.permissions.read_plan`)
 10. the tool vouches for the call (``auto_allow_reason``: Bash that will run sandboxed
     with ``autoAllowBashIfSandboxed``) -> allow
-11. otherwise ask, with the rule an "Always allow" answer would add
+11. otherwise ask (with the fast path's reason, if it had one) and the rule an
+    "Always allow" answer would add
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.errors import ConfigurationError
+from nb_agent.permissions.fast_path import ReadScope, shell_fast_path
 from nb_agent.permissions.paths import candidate_paths, home_directory, is_within, resolve_tool_path
 from nb_agent.permissions.rules import (
     PermissionRule,
@@ -157,9 +163,11 @@ class RuleBasedPolicy(PermissionPolicy):
         self, tool: Tool[Any], input: Any, ctx: ToolUseContext, *, behavior: RuleBehavior
     ) -> PermissionRule | None:
         """The first rule of ``behavior`` that matches this call (Edit checks deny rules)."""
-        # Tool paths are relative to the session's cwd; project and session rules carry
-        # their own root (the project), so only user rules float with the cwd.
-        return first_matching_rule(self.rules, tool, input, ctx.session.cwd, behavior=behavior, home=self._home)
+        # Tool paths are relative to the session's cwd (which `cd` moves); rules anchor at
+        # their own root or, for user-level rules, the session's starting directory.
+        return first_matching_rule(
+            self.rules, tool, input, ctx.session.cwd, behavior=behavior, home=self._home, anchor=self._rule_cwd(ctx)
+        )
 
     def blanket_deny_rule(self, tool: Tool[Any]) -> PermissionRule | None:
         """A content-less deny rule (``Bash``, ``mcp__server``) that removes the tool from the pool."""
@@ -205,18 +213,55 @@ class RuleBasedPolicy(PermissionPolicy):
             return PermissionAllow(updated_input=updated_input, reason="acceptEdits mode")
         if rule := self.matching_rule(tool, input, ctx, behavior="allow"):
             return PermissionAllow(updated_input=updated_input, reason=f"rule {rule.text} ({rule.source} settings)")
+        fast_path_ask: PermissionAsk | None = None
+        if tool_family(tool) == "shell":
+            decision = self._shell_fast_path(tool, input, ctx, read_only=read_only)
+            if isinstance(decision, PermissionAsk):
+                fast_path_ask = decision  # the sandbox may still vouch for it (step 10)
+            elif decision is not None:
+                return decision
         # An MCP tool's readOnlyHint is the server's own claim: it makes the tool
         # concurrency-safe, but running it still takes the user's (or a rule's) consent.
-        if read_only and not tool.is_mcp:
+        elif read_only and not tool.is_mcp:
             if outside := self._read_outside(tool, input, ctx):
                 return outside
             return PermissionAllow(updated_input=updated_input, reason="read-only")
         if reason := tool.auto_allow_reason(input, ctx):
             return PermissionAllow(updated_input=updated_input, reason=reason)
+        if fast_path_ask is not None:
+            return fast_path_ask
         return PermissionAsk(
             message=f"nb_agent wants to use {tool.name}; you have not allowed it yet.",
             suggested_rule=self._suggest(tool, input, ctx),
         )
+
+    # --- the read-only fast path -------------------------------------------------------
+    def read_scope(self, ctx: ToolUseContext) -> ReadScope:
+        """What Read may read without asking, for a call running in ``ctx``'s cwd."""
+        return ReadScope(
+            rules=self.rules,
+            working_directories=self.working_directories(ctx),
+            cwd=ctx.session.cwd,
+            anchor=self._rule_cwd(ctx),
+            home=self._home or home_directory(),
+        )
+
+    def _shell_fast_path(
+        self, tool: Tool[Any], input: Any, ctx: ToolUseContext, *, read_only: bool
+    ) -> PermissionDecision | None:
+        command = tool.permission_rule_content(input) or ""
+        allow_rules = [r for r in self.rules if r.behavior == "allow" and rule_applies_to_tool(r, tool)]
+        outcome = shell_fast_path(
+            command, allow_rules=allow_rules, read_only=read_only, scope=self.read_scope(ctx), tool_name=tool.name
+        )
+        if outcome is None:
+            return None
+        verdict = outcome.verdict
+        if verdict.behavior == "allow":
+            return PermissionAllow(reason=outcome.reason)
+        if verdict.behavior == "deny":
+            return PermissionDeny(message=verdict.message)
+        return PermissionAsk(message=verdict.message, suggested_rule=self._suggest(tool, input, ctx))
 
     # --- helpers ----------------------------------------------------------------------
     def _rule_cwd(self, ctx: ToolUseContext) -> Path:

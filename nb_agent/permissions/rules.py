@@ -42,6 +42,7 @@ __all__ = [
     "ToolFamily",
     "first_matching_rule",
     "parse_rule",
+    "path_rule_matches",
     "rule_matches",
     "split_shell_command",
     "suggest_rule",
@@ -194,8 +195,13 @@ def rule_matches(
     cwd: Path,
     *,
     home: Path | None = None,
+    anchor: Path | None = None,
 ) -> bool:
     """Does ``rule`` match this call of ``tool``?
+
+    A relative path in the call is resolved against ``cwd`` (where the tool runs); a
+    rule without a root of its own (a user-level rule) is anchored at ``anchor`` (the
+    session's starting directory), else at ``cwd``.
 
     Matching leans to the rule's side of safety: an *allow* rule must cover every part of
     a compound Bash command and every spelling of a path (as written and symlink-resolved);
@@ -212,7 +218,7 @@ def rule_matches(
     if family == "shell":
         return _shell_rule_matches(rule.content, content, strict=rule.behavior == "allow")
     if family in ("file_read", "file_edit"):
-        return _path_rule_matches(rule, content, cwd=cwd, home=home)
+        return path_rule_matches(rule, content, cwd=cwd, home=home, anchor=anchor)
     if family == "web_fetch":
         return _domain_rule_matches(rule.content, content)
     return wildcard_regex(rule.content).fullmatch(content) is not None
@@ -226,18 +232,25 @@ def first_matching_rule(
     *,
     behavior: RuleBehavior,
     home: Path | None = None,
+    anchor: Path | None = None,
 ) -> PermissionRule | None:
     """The first rule of ``behavior`` matching the call (Edit's deny-rule check uses this)."""
     for rule in rules:
-        if rule.behavior == behavior and rule_matches(rule, tool, input, cwd, home=home):
+        if rule.behavior == behavior and rule_matches(rule, tool, input, cwd, home=home, anchor=anchor):
             return rule
     return None
 
 
-def _path_rule_matches(rule: PermissionRule, raw_path: str, *, cwd: Path, home: Path | None) -> bool:
+def path_rule_matches(
+    rule: PermissionRule, raw_path: str, *, cwd: Path, home: Path | None, anchor: Path | None = None
+) -> bool:
+    """Does a file rule (``Read(./.env)``, ``Edit(src/**)``) match ``raw_path``?
+
+    Allow rules need every spelling of the path (as written, symlinks resolved) to match;
+    deny and ask rules any."""
     home = home or home_directory()
     pattern = parse_path_pattern(rule.content or "")
-    base = anchor_directory(pattern, root=rule.root or cwd, home=home)
+    base = anchor_directory(pattern, root=rule.root or anchor or cwd, home=home)
     path = resolve_tool_path(raw_path, cwd=cwd, home=home)
     results = []
     for candidate in candidate_paths(path):

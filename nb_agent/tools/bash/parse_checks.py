@@ -117,9 +117,18 @@ def _continuation_is_harmless(source: bytes, start: int) -> bool:
         return False
     before = source[start - 1]
     after = source[start + 2] if start + 2 < len(source) else ord(" ")
-    before_escaped = start >= 2 and source[start - 2] == ord("\\")  # `\;` is a word
+    if _escaped(source, start - 1):
+        return False  # `\;` or `\ ` before it is part of a word: bash joins the next line to it
     separated = (
         chr(before).isspace() or chr(after).isspace()
-        or (before in _OPERATOR_BYTES and not before_escaped) or after in _OPERATOR_BYTES
+        or before in _OPERATOR_BYTES or after in _OPERATOR_BYTES
     )
     return separated
+
+
+def _escaped(source: bytes, index: int) -> bool:
+    """Is the byte at ``index`` escaped by an odd run of backslashes before it?"""
+    count = 0
+    while index - 1 - count >= 0 and source[index - 1 - count] == ord("\\"):
+        count += 1
+    return count % 2 == 1

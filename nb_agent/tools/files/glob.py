@@ -24,7 +24,7 @@ from nb_agent.tools.base import (
     ToolUseContext,
     ValidationResult,
 )
-from nb_agent.tools.files.paths import PathInput, expand_path, rule_path
+from nb_agent.tools.files.paths import PathInput, denied_read_globs, expand_path, rule_path
 from nb_agent.tools.files.recency import RecencyCollector
 from nb_agent.tools.files.ripgrep import VCS_DIRECTORIES, run_rg
 
@@ -114,6 +114,8 @@ class GlobTool(Tool[GlobInput]):
         root, pattern = split_pattern(input.pattern, expand_path(input.path or ".", ctx.cwd))
         found = RecencyCollector(root)  # stats each path while rg is still walking
         args = build_rg_args(pattern)
+        for glob in denied_read_globs(ctx.options, ctx, root):
+            args += ["--glob", glob]  # last, so they win over the pattern
         output = await run_rg(args, cwd=root, abort_signal=ctx.abort_signal, on_lines=found.add)
         if output.returncode == 2 and not output.stdout:
             raise ToolError(f"ripgrep failed: {output.stderr.strip()[:2000]}")

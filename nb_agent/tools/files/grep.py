@@ -21,7 +21,7 @@ from nb_agent.tools.base import (
     ToolUseContext,
     ValidationResult,
 )
-from nb_agent.tools.files.paths import PathInput, expand_path, rule_path
+from nb_agent.tools.files.paths import PathInput, denied_read_globs, expand_path, rule_path
 from nb_agent.tools.files.recency import RecencyCollector
 from nb_agent.tools.files.ripgrep import VCS_DIRECTORIES, RgOutput, run_rg
 
@@ -175,6 +175,8 @@ class GrepTool(Tool[GrepInput]):
         path = expand_path(input.path or ".", ctx.cwd)
         run_in = path if path.is_dir() else path.parent
         args = build_rg_args(input, os.fspath(path))
+        for glob in denied_read_globs(ctx.options, ctx, run_in):
+            args[-1:-1] = ["--glob", glob]  # last, so they win over the input's globs
         # files_with_matches is sorted newest first: stat the files while rg still searches.
         found = RecencyCollector() if input.output_mode == "files_with_matches" else None
         on_lines = found.add if found is not None else None

@@ -19,6 +19,20 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from nb_agent.errors import ToolError
 
 
+READ_SCOPE_OPTION = "read_scope"
+"""``ctx.options`` key: a callable ``ctx -> ReadScope`` (the permission policy's), whose
+``denied_globs(root)`` lists what Grep and Glob must leave out."""
+
+
+def denied_read_globs(options: dict[str, Any], ctx: Any, root: Path) -> list[str]:
+    """ripgrep ``--glob`` exclusions for files under ``root`` that the Read deny or ask
+    rules cover, so a search never returns what Read would refuse or ask for."""
+    provider = options.get(READ_SCOPE_OPTION)
+    if provider is None:
+        return []
+    return list(provider(ctx).denied_globs(root))
+
+
 def expand_path(raw: str, cwd: Path) -> Path:
     """``raw`` as an absolute, normalized path (``~`` expanded, ``..`` folded, links kept).
 

@@ -1,0 +1,182 @@
+"""Where ``git`` would run, found without running git (for the read-only fast path).
+
+A read-only git command is still a program that reads configuration: ``core.fsmonitor``,
+``diff.<driver>.textconv``, ``filter.<driver>.clean``, ``core.pager`` and hooks run
+commands, and a directory holding ``HEAD``, ``objects/`` and ``refs/`` *is* a (bare)
+repository to git. So git only skips the prompt in the project's own repository root
+(or the session's starting directory inside it), with a repository configuration made
+only of keys known to run nothing, no hooks, and no ``GIT_*`` variable redirecting it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["GitRepository", "discover_repository", "git_run_problem"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitRepository:
+    """A repository as git's discovery would find it."""
+
+    git_dir: Path
+    work_tree: Path | None
+    """``None`` for a bare repository (the directory itself is the git dir)."""
+
+
+def _is_git_dir(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def discover_repository(start: Path) -> GitRepository | None:
+    """The repository git would use from ``start``: at each level ``.git`` (directory or
+    ``gitdir:`` file), then the directory itself as a bare repository, then the parent."""
+    for directory in (start, *start.parents):
+        dot_git = directory / ".git"
+        if dot_git.is_dir():
+            return GitRepository(git_dir=dot_git, work_tree=directory)
+        if dot_git.is_file():
+            target = _gitdir_file(dot_git)
+            return GitRepository(git_dir=target if target else dot_git, work_tree=directory)
+        if _is_git_dir(directory):
+            return GitRepository(git_dir=directory, work_tree=None)
+    return None
+
+
+def _gitdir_file(path: Path) -> Path | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text[len("gitdir:") :].strip())
+    return target if target.is_absolute() else (path.parent / target)
+
+
+# GIT_* variables that change nothing a read-only command does (shell_env sets the first two).
+_HARMLESS_GIT_VARIABLES = frozenset(
+    {"GIT_EDITOR", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+     "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"}
+)
+
+# Repository config keys known to run nothing on a read-only command: (section, key).
+# A section with a subsection is allowed only for remote/branch/submodule, and then only
+# these keys (`remote.x.uploadpack`, `diff.x.textconv`, `filter.x.clean` are not).
+_SAFE_KEYS: dict[str, frozenset[str]] = {
+    "core": frozenset(
+        "repositoryformatversion filemode bare logallrefupdates ignorecase precomposeunicode "
+        "symlinks autocrlf eol safecrlf quotepath checkstat trustctime untrackedcache "
+        "splitindex sparsecheckout sparsecheckoutcone longpaths commitgraph multipackindex "
+        "abbrev compression loosecompression bigfilethreshold".split()
+    ),
+    "remote": frozenset("url pushurl fetch push tagopt prune mirror skipdefaultupdate".split()),
+    "branch": frozenset("remote merge rebase pushremote description".split()),
+    "submodule": frozenset("url active branch".split()),
+    "user": frozenset("name email".split()),
+    "init": frozenset({"defaultbranch"}),
+    "pull": frozenset({"rebase", "ff"}),
+    "push": frozenset({"default", "autosetupremote"}),
+    "fetch": frozenset({"prune", "prunetags"}),
+    "extensions": frozenset({"objectformat", "worktreeconfig", "refstorage"}),
+    "gc": frozenset({"auto", "autodetach"}),
+    "lfs": frozenset({"repositoryformatversion", "url"}),
+    "diff": frozenset({"renames", "algorithm", "mnemonicprefix", "noprefix", "context", "indentheuristic"}),
+    "log": frozenset({"date", "decorate", "follow", "abbrevcommit"}),
+    "status": frozenset({"showuntrackedfiles", "branch", "short"}),
+    "color": frozenset({"ui", "branch", "diff", "status"}),
+    "index": frozenset({"version"}),
+}
+_SUBSECTION_SECTIONS = frozenset({"remote", "branch", "submodule"})
+_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$|[;#])")
+
+
+def _config_problem(path: Path) -> str | None:
+    """Why a config file may make git run something, or ``None`` when it cannot."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return f"{path} cannot be read"
+    section: str | None = None
+    subsection = False
+    for raw_line in text.splitlines():
+        line = raw_line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            match = _SECTION.match(line)
+            if match is None:
+                return f"{path} has a section git may read differently: {line[:60]}"
+            name = match.group(1).lower()
+            section, _, dotted = name.partition(".")  # `[remote.origin]`, the old syntax
+            subsection = match.group(2) is not None or bool(dotted)
+            rest = line[match.end() :].strip()
+            if not rest or rest[0] in "#;":
+                continue
+            line = rest  # `[core] fsmonitor = x` on one line
+        match = _KEY.match(line)
+        if section is None or match is None or line.endswith("\\"):
+            return f"{path} has a line git may read differently: {line[:60]}"
+        key = match.group(1).lower()
+        if subsection and section not in _SUBSECTION_SECTIONS:
+            return f"{path} sets {section}.<name>.{key}"
+        if key not in _SAFE_KEYS.get(section, frozenset()):
+            return f"{path} sets {section}.{key}"
+    return None
+
+
+def _hooks_problem(git_dir: Path) -> str | None:
+    hooks = git_dir / "hooks"
+    try:
+        names = [entry.name for entry in os.scandir(hooks)]
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return f"{hooks} cannot be listed"
+    active = [name for name in names if not name.endswith(".sample")]
+    return f"{hooks} has hooks ({', '.join(sorted(active)[:3])})" if active else None
+
+
+def _repository_problem(repository: GitRepository) -> str | None:
+    git_dir = repository.git_dir
+    common = git_dir
+    commondir = git_dir / "commondir"
+    if commondir.is_file():  # a linked worktree shares the main repository's config
+        try:
+            target = Path(commondir.read_text(encoding="utf-8").strip())
+        except OSError:
+            return f"{commondir} cannot be read"
+        common = target if target.is_absolute() else git_dir / target
+    for config in dict.fromkeys((common / "config", git_dir / "config.worktree", git_dir / "config")):
+        if problem := _config_problem(config):
+            return problem
+    return _hooks_problem(common)
+
+
+def git_run_problem(cwds: set[Path], *, project_dir: Path, env: Mapping[str, str]) -> str | None:
+    """Why ``git`` run in any of ``cwds`` might do more than read; ``None`` when it cannot."""
+    for name in env:
+        if name.startswith("GIT_") and name not in _HARMLESS_GIT_VARIABLES and not name.startswith("GIT_SSL_"):
+            return f"the environment sets {name}, which changes what git reads or runs"
+    project_real = Path(os.path.realpath(project_dir))
+    expected = discover_repository(project_real)
+    allowed = {project_real}
+    if expected is not None and expected.work_tree is not None:
+        allowed.add(Path(os.path.realpath(expected.work_tree)))
+    for cwd in cwds:
+        real = Path(os.path.realpath(cwd))
+        if real not in allowed:
+            return f"git would run in {cwd}, not in the project's repository root"
+        found = discover_repository(real)
+        if found != expected:
+            return f"git would use the repository at {found.git_dir if found else 'nowhere'}"
+    if expected is None:
+        return None  # no repository: git reads nothing and fails
+    return _repository_problem(expected)

@@ -1,0 +1,281 @@
+"""Which files a read-only Bash command reads, and where it runs git (issue 11, 4 and 7).
+
+The classifier (:mod:`nb_agent.tools.bash.read_only`) decides that ``cat x`` cannot
+change anything; this module lists what it would *read*, so the permission engine can
+hold it to the scope of the Read tool (:mod:`nb_agent.permissions.read_plan`). Paths are
+resolved in the directory the command runs in (the session's cwd, moved by ``cd`` inside
+the command), with ``~`` and globs expanded. Anything that cannot be resolved before the
+command runs (``cat "$f"`` for an unknown ``f``, ``cd "$d"``, ``xargs cat``) makes the
+plan unknown, which asks.
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nb_agent.permissions.read_plan import PathRead, ReadKind, ReadPlan
+from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
+from nb_agent.tools.bash.git_repo import git_run_problem
+from nb_agent.tools.bash.parse import Loop
+from nb_agent.tools.bash.parse_words import Word
+from nb_agent.tools.bash.read_only import READ_ONLY_WRAPPERS
+
+__all__ = ["bash_read_plan"]
+
+# Commands that read no file whatever their arguments say.
+_NO_FILES = frozenset(
+    "echo printf pwd whoami id groups uname nproc free ps seq true false : sleep printenv "
+    "uptime arch locale getconf lscpu tty cal numfmt dirs whereis which type command "
+    "hostname env basename dirname nvidia-smi read test [ [[".split()
+)
+# Commands that read only names and metadata (of the path and a directory's entries).
+_NAMES_ONLY = frozenset("ls du tree find stat realpath readlink df".split())
+# Their first operand is a program or pattern, not a path (unless given by an option).
+_PROGRAM_FIRST = {
+    "grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD",
+    "rg": "efgtTmABCjMErd", "awk": "Fv", "gawk": "Fv", "mawk": "Fv", "nawk": "Fv",
+    "sed": "el", "jq": "fL",
+}
+_PROGRAM_OPTIONS = frozenset({"-e", "--regexp", "--expression", "-f", "--file"})
+_PROGRAM_VALUE_OPTIONS = frozenset({"-e", "--regexp", "--expression", "-F", "-v"})
+# Long options whose values are never paths (git log --since="$since").
+_NON_PATH_LONG = frozenset(
+    "since until after before author committer grep format pretty date max-count "
+    "regexp glob iglob type sort color colors".split()
+)
+_RECURSIVE_GREP = re.compile(r"-[A-Za-z]*[rR][A-Za-z]*|--recursive|--dereference-recursive|--directories=recurse|-drecurse")
+_MAX_GLOB_MATCHES = 2000
+_SIMPLE_VARIABLE = re.compile(r'"?\$(?:\{)?([A-Za-z_][A-Za-z0-9_]*)(?:\})?"?')
+
+
+class _Unknown(Exception):
+    """The reads cannot be listed statically; the message says why."""
+
+
+@dataclass
+class _Scope:
+    cwds: set[Path]
+    cwd_known: bool
+    home: Path
+    env: Mapping[str, str]
+    loops: dict[str, Loop]
+    reads: list[PathRead] = field(default_factory=list)
+
+
+def bash_read_plan(
+    analysis: CommandAnalysis,
+    *,
+    cwd: Path,
+    project_dir: Path,
+    home: Path,
+    env: Mapping[str, str] | None = None,
+    parts: Sequence[CommandPart] | None = None,
+) -> ReadPlan:
+    """The reads of ``parts`` (default: every part) of a read-only command line.
+
+    ``cwd`` is where the command starts; ``project_dir`` the session's starting directory
+    (git is judged against its repository).
+    """
+    env = os.environ if env is None else env
+    selected = {id(part) for part in (analysis.parts if parts is None else parts)}
+    scope = _Scope(cwds={cwd}, cwd_known=True, home=home, env=env,
+                   loops={loop.name: loop for loop in analysis.parsed.loops})
+    try:
+        for part in analysis.parts:
+            argv = _command_argv(part)
+            name = argv[0].value if argv and argv[0].is_literal else None
+            if name in ("cd", "pushd", "popd"):
+                _change_directory(scope, name, argv[1:])
+            if id(part) not in selected or name is None:
+                continue
+            if name == "git":
+                if problem := git_run_problem(scope.cwds, project_dir=project_dir, env=env):
+                    raise _Unknown(problem)
+            if name == "xargs":
+                raise _Unknown("xargs passes paths it reads from its input")
+            _command_reads(scope, name, argv[1:])
+            for redirect in part.simple.redirects:
+                if redirect.operator == "<" and redirect.target is not None:
+                    _add_word(scope, redirect.target, "file")
+        for redirect in analysis.parsed.redirects:  # `{ ...; } < file` too
+            if redirect.operator == "<" and redirect.target is not None:
+                _add_word(scope, redirect.target, "file")
+    except _Unknown as unknown:
+        return ReadPlan(unknown=str(unknown))
+    return ReadPlan(reads=tuple(dict.fromkeys(scope.reads)))
+
+
+def _command_argv(part: CommandPart) -> tuple[Word, ...]:
+    """The argv past the scheduling wrappers the classifier looks through."""
+    unwrapped = part.unwrapped
+    count = 0
+    while count < len(unwrapped.wrappers) and unwrapped.wrappers[count] in READ_ONLY_WRAPPERS:
+        count += 1
+    return unwrapped.layers[min(count, len(unwrapped.layers) - 1)]
+
+
+def _change_directory(scope: _Scope, name: str, args: Sequence[Word]) -> None:
+    operands = [arg for arg in args if not (arg.is_literal and arg.value.startswith("-") and arg.value != "-")]
+    if name == "popd" or (operands and operands[0].is_literal and operands[0].value == "-"):
+        scope.cwd_known = False
+        return
+    if not operands:
+        targets = {scope.home} if name == "cd" else set()
+    else:
+        word = operands[0]
+        if not word.is_literal and not _is_plain_tilde(word):
+            scope.cwd_known = False
+            return
+        text = word.value
+        if "CDPATH" in scope.env and not text.startswith(("/", "./", "../", "~")) and text not in (".", ".."):
+            scope.cwd_known = False  # bash may find it under a CDPATH entry
+            return
+        targets = {_resolve(text, cwd, scope.home) for cwd in scope.cwds}
+    # The cd may fail, or run in a subshell: later commands may run in either directory.
+    scope.cwds |= targets
+
+
+def _command_reads(scope: _Scope, name: str, args: Sequence[Word]) -> None:
+    if name in _NO_FILES:
+        return
+    kind: ReadKind = "names" if name in _NAMES_ONLY else "file"
+    skip = _program_operand(name, args)
+    operands = 0
+    previous: Word | None = None
+    for index, word in enumerate(args):
+        program_value = previous is not None and previous.is_literal and previous.value in _PROGRAM_VALUE_OPTIONS
+        previous = word
+        if index == skip or (program_value and name in _PROGRAM_FIRST):
+            continue
+        if not word.value.startswith("-"):
+            operands += 1
+        _add_word(scope, word, kind)
+    if name in ("ls", "du", "tree", "find"):
+        _add_cwds(scope, "names")
+    recursive = name == "rg" or (
+        name in ("grep", "egrep", "fgrep") and any(a.is_literal and _RECURSIVE_GREP.fullmatch(a.value) for a in args)
+    )
+    if recursive and operands == 0:
+        _add_cwds(scope, "tree")
+
+
+def _program_operand(name: str, args: Sequence[Word]) -> int | None:
+    """Index of the program/pattern operand (``grep PATTERN``, ``awk PROGRAM``), if any."""
+    valued = _PROGRAM_FIRST.get(name)
+    if valued is None:
+        return None
+    if any(arg.is_literal and (arg.value in _PROGRAM_OPTIONS or arg.value.startswith(("--regexp=", "--file=")))
+           for arg in args):
+        return None  # the program came from an option; every operand is a path
+    index = 0
+    while index < len(args):
+        text = args[index].value
+        if text == "--":
+            return index + 1
+        if not text.startswith("-") or text == "-":
+            return index
+        if len(text) == 2 and text[1] in valued:
+            index += 1  # the option's value is the next word
+        index += 1
+    return None
+
+
+def _add_cwds(scope: _Scope, kind: ReadKind) -> None:
+    if not scope.cwd_known:
+        raise _Unknown("the command changes to a directory that is not known before it runs")
+    scope.reads.extend(PathRead(path=cwd, kind=kind) for cwd in scope.cwds)
+
+
+def _add_word(scope: _Scope, word: Word, kind: ReadKind) -> None:
+    for text in _path_texts(scope, word):
+        for candidate in _spellings(text):
+            _add_path(scope, candidate, kind)
+
+
+def _path_texts(scope: _Scope, word: Word) -> list[str]:
+    """The texts a word may stand for as a path (globs and ``~`` expanded)."""
+    if word.is_literal:
+        return [word.value]
+    if word.has_expansion:
+        return _expansion_texts(scope, word)
+    if word.has_brace:
+        raise _Unknown(f"{word.raw} is a brace expansion")
+    text = word.value
+    if text.startswith("~"):
+        if not _is_plain_tilde(word):
+            raise _Unknown(f"{word.raw} names another user's home")
+        text = str(scope.home) + text[1:]
+    if word.has_glob:
+        return _glob_texts(scope, text, word)
+    return [text]
+
+
+def _expansion_texts(scope: _Scope, word: Word) -> list[str]:
+    option, equals, value = word.value.partition("=")
+    if equals and option.startswith("--") and option[2:] in _NON_PATH_LONG:
+        return []
+    match = _SIMPLE_VARIABLE.fullmatch(word.raw)
+    loop = scope.loops.get(match.group(1)) if match else None
+    if loop is None or loop.words is None:
+        raise _Unknown(f"{word.raw} is a path computed when the command runs")
+    texts: list[str] = []
+    for value_word in loop.words:
+        if value_word.has_expansion:
+            raise _Unknown(f"{word.raw} takes values computed when the command runs")
+        texts.extend(_path_texts(scope, value_word))
+    return texts
+
+
+def _glob_texts(scope: _Scope, pattern: str, word: Word) -> list[str]:
+    if not scope.cwd_known and not pattern.startswith("/"):
+        raise _Unknown(f"{word.raw} is matched in a directory not known before the command runs")
+    found = [pattern]
+    for cwd in scope.cwds:
+        matches = globbing.glob(pattern, root_dir=cwd) if not pattern.startswith("/") else globbing.glob(pattern)
+        if len(matches) > _MAX_GLOB_MATCHES:
+            raise _Unknown(f"{word.raw} matches more than {_MAX_GLOB_MATCHES} files")
+        found.extend(matches)
+    return found
+
+
+def _is_plain_tilde(word: Word) -> bool:
+    return not word.has_expansion and (word.value == "~" or word.value.startswith("~/"))
+
+
+def _spellings(text: str) -> Iterable[str]:
+    """The word, and the parts of it an option may carry a path in: after ``=``
+    (``--file=x``), after a short option letter (``-fx``), after ``:`` (``HEAD:path``)."""
+    yield text
+    if text.startswith("-") and "=" in text:
+        yield text.partition("=")[2]
+    if text.startswith("-") and not text.startswith("--") and len(text) > 2:
+        yield text[2:]
+    if ":" in text:
+        yield text.partition(":")[2]
+
+
+def _add_path(scope: _Scope, text: str, kind: ReadKind) -> None:
+    if not text or text == "-":
+        return
+    if text.startswith("~"):
+        text = str(scope.home) + text[1:] if text == "~" or text.startswith("~/") else text
+    if not text.startswith("/") and not scope.cwd_known:
+        raise _Unknown(f"{text} is read in a directory not known before the command runs")
+    for cwd in scope.cwds:
+        path = _resolve(text, cwd, scope.home)
+        read_kind: ReadKind = kind
+        if kind == "file" and path.is_dir():
+            read_kind = "tree"  # a content reader given a directory may read all of it
+        scope.reads.append(PathRead(path=path, kind=read_kind))
+
+
+def _resolve(text: str, cwd: Path, home: Path) -> Path:
+    if text == "~" or text.startswith("~/"):
+        return home / text[2:]
+    path = Path(text)
+    return path if path.is_absolute() else cwd / path
