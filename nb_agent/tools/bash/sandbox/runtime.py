@@ -21,6 +21,7 @@ import os
 import shlex
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from nb_agent.tools.bash.sandbox.settings import SandboxSettings
 
 __all__ = ["SANDBOX_OPTION", "SandboxDecision", "SandboxRuntime", "command_wrapper"]
 
+PATHS_TTL_S = 2.0
 SANDBOX_OPTION = "sandbox"
 """``ToolUseContext.options`` key (``EngineConfig.extra["tool_options"]``) holding the runtime."""
 
@@ -66,6 +68,7 @@ class SandboxRuntime:
         self.override: bool | None = None
         """``%%agent --sandbox on|off`` for the running cell; None: the settings decide."""
         self._tmp: Path | None = None
+        self._paths_cache: tuple[tuple[Path, ...], float, tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]] | None = None
         self._lock = threading.Lock()
         self.unavailable_reported = False
 
@@ -140,17 +143,31 @@ class SandboxRuntime:
                 self._tmp = Path(tempfile.mkdtemp(prefix="nb_agent-sandbox-tmp-"))
             return self._tmp
 
-    def plan(self, *, cwd: Path, additional_directories: Sequence[Path], cwd_file: Path) -> SandboxPlan:
-        """The limits for one command run in ``cwd``."""
+    def _paths(self, additional_directories: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]:
+        """Writable, read-only and hidden paths; looked up again after :data:`PATHS_TTL_S`
+        (a secret created meanwhile is hidden from then on), cached in between because
+        the lookups cost a few ms a command."""
+        key = tuple(additional_directories)
+        now = time.monotonic()
+        cached = self._paths_cache
+        if cached is not None and cached[0] == key and now - cached[1] < PATHS_TTL_S:
+            return cached[2]
         writable = _real_dirs([self.project_dir, *additional_directories, *self.settings.allow_write])
         read_only = _real_paths([*protected_paths(writable, self.home), *self.settings.deny_write])
         hidden = _real_paths(secret_paths(self.home, self.settings.deny_read))
+        paths = (tuple(writable), tuple(read_only), tuple(hidden))
+        self._paths_cache = (key, now, paths)
+        return paths
+
+    def plan(self, *, cwd: Path, additional_directories: Sequence[Path], cwd_file: Path) -> SandboxPlan:
+        """The limits for one command run in ``cwd``."""
+        writable, read_only, hidden = self._paths(additional_directories)
         cwd_file.touch(exist_ok=True)
         return SandboxPlan(
             cwd=Path(os.path.realpath(cwd)),
-            writable=tuple(writable),
-            read_only=tuple(read_only),
-            hidden=tuple(hidden),
+            writable=writable,
+            read_only=read_only,
+            hidden=hidden,
             private_tmp=Path(os.path.realpath(self.private_tmp())),
             cwd_file=Path(os.path.realpath(cwd_file)),
             network=self.network_mode,

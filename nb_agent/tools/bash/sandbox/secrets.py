@@ -79,11 +79,11 @@ _HOME_STARTUP: tuple[str, ...] = (
 """When the home directory itself is writable (a notebook started in ``~``), these stay read-only."""
 
 _CREDENTIAL_NAME = re.compile(
-    r"(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SESSION_?KEY|CREDENTIAL|AUTH|COOKIE|_PAT$|_DSN$)",
+    r"(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SESSION_?KEY|CREDENTIAL|AUTH(?!OR)|COOKIE|_PAT$|_DSN$)",
     re.IGNORECASE,
 )
 _CREDENTIAL_PREFIXES = ("AWS_", "AZURE_", "ARM_CLIENT", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_", "CLOUDSDK_AUTH", "VAULT_", "OP_", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "JPY_API_TOKEN")
-_URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]+:[^/@\s]+@")
+_URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]*:[^/@\s]+@")
 _KEEP = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "PWD", "TZ"})
 
 

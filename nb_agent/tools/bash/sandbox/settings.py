@@ -101,14 +101,14 @@ def merge_sandbox_settings(
 def _merge_one(
     merged: SandboxSettings, raw: dict[str, Any], *, source: str, trusted: bool, project_dir: Path, home: Path, warnings: list[str]
 ) -> SandboxSettings:
-    def flag(key: str, *, strict_value: bool) -> bool | None:
+    def flag(key: str, attr: str, *, strict_value: bool) -> bool | None:
         value = raw.get(key)
         if value is None:
             return None
         if not isinstance(value, bool):
             warnings.append(f"{source} settings: sandbox.{key} must be true or false; ignored")
             return None
-        if value != strict_value and not trusted:
+        if value != strict_value and not trusted and value != getattr(merged, attr):
             warnings.append(f"{source} settings: sandbox.{key}={str(value).lower()} would loosen the sandbox; ignored (only your user settings can)")
             return None
         return value
@@ -119,7 +119,7 @@ def _merge_one(
         ("autoAllowBashIfSandboxed", "auto_allow_bash_if_sandboxed", False),
         ("allowUnsandboxedCommands", "allow_unsandboxed_commands", False),
     ):
-        value = flag(key, strict_value=strict)
+        value = flag(key, attr, strict_value=strict)
         if value is not None:
             changes[attr] = value
     excluded = _strings(raw.get("excludedCommands"), f"{source} settings: sandbox.excludedCommands", warnings)
