@@ -43,7 +43,7 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str]) -> list[st
             args += ["--perms", "0000", "--tmpfs", str(path)]
         else:
             args += ["--ro-bind", "/dev/null", str(path)]
-    if plan.proxy is not None:
+    if plan.proxy is not None and plan.proxy.socket_path is not None:
         socket = str(plan.proxy.socket_path)
         args += ["--ro-bind", socket, socket]
     args += ["--bind", str(plan.cwd_file), str(plan.cwd_file)]
@@ -69,7 +69,7 @@ def _under(path: Path, directory: Path) -> bool:
 
 def bridge_prefix(plan: SandboxPlan) -> list[str]:
     """With the filtering proxy: start the in-sandbox bridge first (it execs ``argv``)."""
-    if plan.proxy is None:
+    if plan.proxy is None or plan.proxy.socket_path is None:
         return []
     bridge = Path(__file__).with_name("bridge.py")
     return [sys.executable, "-S", "-I", str(bridge), str(plan.proxy.socket_path), str(plan.proxy.port), "--"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from nb_agent.permissions.rules import PermissionRule
@@ -28,6 +29,16 @@ def sandbox_runtime_from_settings(settings: Settings, *, project_dir: Path, home
     merged, warnings = merge_sandbox_settings(
         settings.sandbox_by_source, project_dir=project_dir, home=home, trusted_sources=TRUSTED_SOURCES, rule_paths=rule_paths
     )
+    # As in Claude Code, WebFetch(domain:...) allow rules also open those domains to sandboxed commands.
+    domains = [
+        rule.content.removeprefix("domain:")
+        for rule in settings.rules
+        if rule.tool_name == "WebFetch" and rule.behavior == "allow" and rule.source in TRUSTED_SOURCES
+        and rule.content and rule.content.startswith("domain:")
+    ]  # fmt: skip
+    if domains:
+        network = replace(merged.network, allowed_domains=tuple(dict.fromkeys((*merged.network.allowed_domains, *domains))))
+        merged = replace(merged, network=network)
     return SandboxRuntime(settings=merged, project_dir=project_dir, home=home, warnings=warnings)
 
 

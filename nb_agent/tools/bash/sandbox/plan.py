@@ -13,9 +13,10 @@ NetworkMode = Literal["none", "proxy", "all"]
 class ProxyEndpoint:
     """nb_agent's filtering proxy, reachable from inside the sandbox through a Unix socket."""
 
-    socket_path: Path
+    socket_path: Path | None
+    """Linux: the proxy's Unix socket, bound into the sandbox (None: the proxy is on ``port``)."""
     port: int
-    """The loopback port the in-sandbox bridge listens on (``HTTP(S)_PROXY`` point at it)."""
+    """The loopback port ``HTTP(S)_PROXY`` point at: the in-sandbox bridge (Linux) or the proxy (macOS)."""
 
 
 @dataclass(frozen=True, kw_only=True)

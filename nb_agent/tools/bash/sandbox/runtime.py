@@ -28,7 +28,8 @@ from pathlib import Path
 
 from nb_agent.tools.bash.sandbox.availability import SandboxAvailability, probe_availability
 from nb_agent.tools.bash.sandbox.bwrap import bwrap_command
-from nb_agent.tools.bash.sandbox.plan import NetworkMode, SandboxPlan
+from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, SandboxPlan
+from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
 from nb_agent.tools.bash.sandbox.secrets import protected_paths, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
@@ -36,6 +37,9 @@ from nb_agent.tools.bash.sandbox.settings import SandboxSettings
 __all__ = ["SANDBOX_OPTION", "SandboxDecision", "SandboxRuntime", "command_wrapper"]
 
 PATHS_TTL_S = 2.0
+BRIDGE_PORT = 3128
+"""Inside the sandbox's own network namespace nothing else listens: a fixed port is safe."""
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy")
 SANDBOX_OPTION = "sandbox"
 """``ToolUseContext.options`` key (``EngineConfig.extra["tool_options"]``) holding the runtime."""
 
@@ -68,6 +72,7 @@ class SandboxRuntime:
         self.override: bool | None = None
         """``%%agent --sandbox on|off`` for the running cell; None: the settings decide."""
         self._tmp: Path | None = None
+        self._proxy: DomainProxy | None = None
         self._paths_cache: tuple[tuple[Path, ...], float, tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]] | None = None
         self._lock = threading.Lock()
         self.unavailable_reported = False
@@ -86,11 +91,15 @@ class SandboxRuntime:
 
     @property
     def network_mode(self) -> NetworkMode:
-        return "all" if self.settings.network.allow_all else "none"
+        network = self.settings.network
+        return "all" if network.allow_all else "proxy" if network.allowed_domains else "none"
 
     def limits_text(self) -> str:
         """One line for the model: what a sandboxed command may do."""
-        network = {"all": "network allowed", "none": "no network", "proxy": "network only to allowed domains"}[self.network_mode]
+        domains = ", ".join(self.settings.network.allowed_domains)
+        network = {"all": "network allowed", "none": "no network", "proxy": f"network only to {domains} through an HTTP proxy"}[
+            self.network_mode
+        ]
         return f"writes only in {self.project_dir} and /tmp, {network}, secrets and credential variables hidden"
 
     # --- deciding ----------------------------------------------------------------------------
@@ -171,8 +180,27 @@ class SandboxRuntime:
             private_tmp=Path(os.path.realpath(self.private_tmp())),
             cwd_file=Path(os.path.realpath(cwd_file)),
             network=self.network_mode,
+            proxy=self._proxy_endpoint(),
             allow_local_binding=self.settings.network.allow_local_binding,
         )
+
+    def _proxy_endpoint(self) -> ProxyEndpoint | None:
+        """The filtering proxy (started on first use) when ``allowedDomains`` is set."""
+        if self.network_mode != "proxy":
+            return None
+        with self._lock:
+            if self._proxy is None:
+                unix = self.availability.backend != "seatbelt"
+                self._proxy = DomainProxy(self.settings.network.allowed_domains, unix=unix).start()
+            proxy = self._proxy
+        if proxy.socket_path is not None:
+            return ProxyEndpoint(socket_path=proxy.socket_path, port=BRIDGE_PORT)
+        return ProxyEndpoint(socket_path=None, port=proxy.port)
+
+    @property
+    def blocked_hosts(self) -> list[str]:
+        """Hosts the filtering proxy refused so far."""
+        return list(self._proxy.blocked) if self._proxy is not None else []
 
     def wrap(self, plan: SandboxPlan, argv: Sequence[str]) -> list[str]:
         """``argv`` run inside the sandbox described by ``plan``."""
@@ -187,6 +215,11 @@ class SandboxRuntime:
         scrubbed, _ = scrub_environment(env)
         scrubbed["TMPDIR"] = str(plan.private_tmp) if self.availability.backend == "seatbelt" else "/tmp"
         scrubbed["NB_AGENT_SANDBOX"] = "1"
+        for name in _PROXY_VARIABLES:
+            scrubbed.pop(name, None)
+        if plan.proxy is not None:
+            url = f"http://127.0.0.1:{plan.proxy.port}"
+            scrubbed.update({name: url for name in _PROXY_VARIABLES if "no_proxy" not in name.lower()})
         return scrubbed
 
     # --- reporting ---------------------------------------------------------------------------
@@ -213,9 +246,14 @@ class SandboxRuntime:
             lines.append(f"excluded      {', '.join(s.excluded_commands)}")
         writable = _real_dirs([self.project_dir, *additional_directories, *s.allow_write])
         lines.append(f"writable      {', '.join(map(str, writable))}, and a private /tmp")
-        network = "all (sandbox.network.allowAll)" if self.network_mode == "all" else "none"
-        if s.network.allowed_domains and self.network_mode != "all":
-            network += f" (allowedDomains {', '.join(s.network.allowed_domains)} set, but nb_agent has no filtering proxy yet: still closed)"
+        network = {
+            "all": "all (sandbox.network.allowAll)",
+            "none": "none",
+            "proxy": f"only {', '.join(s.network.allowed_domains)}, through nb_agent's filtering HTTP proxy "
+            "(HTTP_PROXY/HTTPS_PROXY; programs that ignore them get no network)",
+        }[self.network_mode]
+        if self.blocked_hosts:
+            network += f"; refused so far: {', '.join(dict.fromkeys(self.blocked_hosts))}"
         lines.append(f"network       {network}")
         hidden = secret_paths(self.home, s.deny_read)
         lines.append(f"hidden        {', '.join(map(str, hidden)) or '(no secret paths exist)'}")

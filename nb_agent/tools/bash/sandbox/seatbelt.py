@@ -56,7 +56,6 @@ def seatbelt_profile(plan: SandboxPlan) -> str:
             lines.append('(allow network-bind network-inbound (local ip "localhost:*"))')
             lines.append('(allow network-outbound (remote ip "localhost:*"))')
         if plan.proxy is not None:
-            lines.append(f"(allow network-outbound (literal {_quote(plan.proxy.socket_path)}))")
             lines.append(f'(allow network-outbound (remote ip "localhost:{plan.proxy.port}"))')
     return "\n".join(lines) + "\n"
 

@@ -21,7 +21,8 @@ _SIGNATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|could not resolve host|"
             r"temporary failure in name resolution|name or service not known|nodename nor servname|"
-            r"failed to establish a new connection|no address associated with hostname|getaddrinfo",
+            r"failed to establish a new connection|no address associated with hostname|getaddrinfo|"
+            r"not in sandbox\.network\.allowedDomains|tunnel connection failed|CONNECT tunnel failed|403:? Forbidden",
             re.IGNORECASE,
         ),
     ),
