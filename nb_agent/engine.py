@@ -42,6 +42,7 @@ from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_tra
 from nb_agent.model.retry import RetryContext, stream_with_retry
 from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, resolve_model
 from nb_agent.model.pricing import Usage
+from nb_agent.model.prompt_cache import prompt_caching_enabled
 from nb_agent.model.providers import Provider, provider_from_env
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
@@ -50,6 +51,7 @@ from nb_agent.session_context import SessionContext
 from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.tool_pool import ToolPoolProvider
+from nb_agent.tools.tool_search import TOOL_REFERENCES_OPTION, tool_references_enabled
 from nb_agent.tools.pipeline import ToolRunDeps
 from nb_agent.transcript import Transcript, load_transcript, repair_transcript
 
@@ -293,9 +295,17 @@ class QueryEngine:
                 "transcript_path": str(self.transcript_path),
                 # Grep and Glob leave out what Read may not read (the policy's Read rules).
                 **({READ_SCOPE_OPTION: scope} if (scope := getattr(self.permission_policy, "read_scope", None)) else {}),
+                TOOL_REFERENCES_OPTION: self._tool_references(),
                 **self.config.extra.get("tool_options", {}),
             },
         )
+
+    def _tool_references(self) -> bool:
+        """Whether ToolSearch loads tools by ``tool_reference`` blocks (keeps the cache)."""
+        enabled = tool_references_enabled(self.config.extra.get("tool_references"), provider=self.config.resolved_provider)
+        if self.tool_pool is not None:
+            self.tool_pool.tool_references = enabled
+        return enabled
 
     def _record_denial(self, record: PermissionDenialRecord) -> None:
         self.permission_denials.append(record)
@@ -339,6 +349,7 @@ class QueryEngine:
             token_budget=parse_token_budget(prompt_text),
             streaming_tool_execution=cfg.streaming_tool_execution,
             tool_definitions=self.tool_pool.tool_definitions if self.tool_pool is not None else None,
+            prompt_caching=prompt_caching_enabled(cfg.extra.get("prompt_caching")),
         )
 
     def _append(self, message: Any) -> None:

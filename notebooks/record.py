@@ -5,7 +5,8 @@
 For each notebook ``NAME.ipynb`` this
 
 1. runs the notebook against nb_agent's ``FakeAnthropicServer`` playing the model script
-   ``scripts/NAME.py`` (real SDK, real HTTP), with ``NB_AGENT_CASSETTE_MODE=record``: the
+   ``scripts/NAME.py`` (real SDK, real HTTP; its simulated prompt cache reports the cache
+   reads and writes the requests earn), with ``NB_AGENT_CASSETTE_MODE=record``: the
    notebook's ``%agent cassette cassettes/NAME.json`` line writes every request and
    response to the cassette; the script must be used up exactly;
 2. runs it again with no server and no API key, replaying the cassette (what nbval and
@@ -55,7 +56,7 @@ def record(name: str) -> None:
     notebook = HERE / f"{name}.ipynb"
     cassette = HERE / "cassettes" / f"{name}.json"
     cassette.unlink(missing_ok=True)
-    with FakeAnthropicServer(load_script(name)) as server:
+    with FakeAnthropicServer(load_script(name), prompt_cache=True) as server:  # usage split as the API's cache would
         env = kernel_env({
             "NB_AGENT_CASSETTE_MODE": "record",
             "ANTHROPIC_API_KEY": RECORDING_KEY,

@@ -52,6 +52,8 @@ from nb_agent.tools.base import Tool, ToolUseContext
 
 log = logging.getLogger(__name__)
 
+PROMPT_CACHE_TTL_MINUTES = 5.0
+"""The API's default cache lifetime: a time-based clear before it would throw a live cache away."""
 MIN_PRESSURE_CLEAR_TOKENS = 5_000
 """Microcompact's pressure mode runs only if it would free at least this much."""
 COMPACT_QUERY_SOURCE = "compact"
@@ -103,6 +105,9 @@ class ContextStats:
     compactions: dict[str, int] = field(default_factory=lambda: {"auto": 0, "manual": 0, "reactive": 0})
     compaction_failures: int = 0
     microcompact_clears: int = 0
+    microcompact_clears_by_trigger: dict[str, int] = field(default_factory=lambda: {"time": 0, "pressure": 0})
+    """Each clear rewrites old history and so invalidates the prompt cache from there on:
+    time-based ones come after the cache expired anyway, pressure ones cost a cache write."""
     results_replaced: int = 0
     last_tokens: int = 0
     """The window size measured at the last autocompact check."""
@@ -241,7 +246,8 @@ class ContextManager:
 
     def _microcompact_trigger(self, messages: list[Any], model: str) -> Trigger | None:
         minutes = minutes_since_last_assistant(messages, self.clock())
-        if minutes is not None and minutes >= self.config.microcompact_gap_minutes:
+        # never while the prompt cache may still hold the history: rewriting it would cost a write
+        if minutes is not None and minutes >= max(self.config.microcompact_gap_minutes, PROMPT_CACHE_TTL_MINUTES):
             return "time"
         if self.token_count(messages) >= self.thresholds(model).warning:
             freeable = clearable_tokens(
@@ -270,6 +276,7 @@ class ContextManager:
         if result.newly_cleared:
             self._record(MICROCOMPACT_KIND, cleared=result.newly_cleared, trigger=result.trigger)
             self.stats.microcompact_clears += 1
+            self.stats.microcompact_clears_by_trigger[result.trigger or "time"] += 1
         return result.messages
 
     async def autocompact(

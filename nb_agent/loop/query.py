@@ -47,6 +47,7 @@ from nb_agent.messages import (
 from nb_agent.model.client import ModelRequest
 from nb_agent.model.errors import classify, is_model_api_error
 from nb_agent.model.models import max_output_tokens_for
+from nb_agent.model.prompt_cache import MAX_BREAKPOINTS, count_breakpoints, with_message_breakpoints, without_cache_control
 from nb_agent.tools.base import ToolUseContext
 from nb_agent.tools.executor import StreamingToolExecutor
 from nb_agent.tools.pipeline import ToolUpdate
@@ -130,11 +131,17 @@ def _build_request(
     max_tokens = state.max_output_tokens_override or params.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
     max_tokens = min(max_tokens, max_output_tokens_for(model))  # escalation never exceeds the model
     history = [*params.prepend_messages, *window]
+    messages = api_history.normalize(history) if api_history is not None else normalize_for_api(history)
+    system = params.system_prompt
+    if params.prompt_caching:
+        messages = with_message_breakpoints(messages, budget=MAX_BREAKPOINTS - count_breakpoints({"system": system}))
+    else:
+        system = without_cache_control(system)
     return ModelRequest(
         model=model,
-        messages=api_history.normalize(history) if api_history is not None else normalize_for_api(history),
+        messages=messages,
         max_tokens=max_tokens,
-        system=params.system_prompt,
+        system=system,
         tools=_tool_definitions(params, state.tool_use_context, window, definitions),
         thinking=params.thinking,
     )

@@ -155,3 +155,5 @@ class QueryParams:
     """Sent before the history on every request (project instructions reminder)."""
     subagent: SubagentInfo | None = None
     """Set for a subagent's loop: its end runs SubagentStop hooks (with this identity) instead of Stop."""
+    prompt_caching: bool = True
+    """Mark cache breakpoints (``nb_agent.model.prompt_cache``); False removes them all."""

@@ -155,12 +155,31 @@ def expand_cwd_in_event(event: dict[str, Any], cwd: Path | None) -> dict[str, An
     return {**event, "delta": {**delta, name: delta[name].replace(CWD_TOKEN, value)}}
 
 
+def _single_text_as_string(messages: Any) -> Any:
+    """A message whose content is one plain text block, written as a string: a prompt-cache
+    breakpoint turns a string into such a block, which must not count as a divergence."""
+    if not isinstance(messages, list):
+        return messages
+    out = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) and set(content[0]) == {"type", "text"} and content[0]["type"] == "text":
+            message = {**message, "content": content[0]["text"]}
+        out.append(message)
+    return out
+
+
 def matchable(request: dict[str, Any], normalizer: Normalizer) -> dict[str, Any]:
     """The parts of a request that must match on replay: messages and tool names."""
     return {
-        "messages": normalizer.value(request.get("messages", [])),
+        "messages": _single_text_as_string(normalizer.value(request.get("messages", []))),
         "tools": sorted(t.get("name", "") for t in request.get("tools", [])),
     }
+
+
+def _recorded(request: dict[str, Any]) -> dict[str, Any]:
+    """A recorded request in today's canonical form (cassettes recorded before it)."""
+    return {**request, "messages": _single_text_as_string(request.get("messages", []))}
 
 
 def _diff(expected: dict[str, Any], actual: dict[str, Any]) -> str:
@@ -246,10 +265,11 @@ class CassetteTransport:
         interaction = self.interactions[self._cursor]
         self._cursor += 1
         actual = matchable(request, self.normalizer)
-        if interaction["request"] != actual or interaction["kind"] != kind:
+        recorded = _recorded(interaction["request"])
+        if recorded != actual or interaction["kind"] != kind:
             raise CassetteMismatchError(
                 f"Request #{self._cursor} differs from the one recorded in {self.path.name}; the conversation "
-                f"diverged. Re-record the cassette if the change is intended.\n{_diff(interaction['request'], actual)}"
+                f"diverged. Re-record the cassette if the change is intended.\n{_diff(recorded, actual)}"
             )
         return interaction
 

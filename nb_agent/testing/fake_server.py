@@ -16,11 +16,14 @@ import json
 import socket
 import threading
 from collections.abc import Iterable
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
+from nb_agent.model.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
+from nb_agent.testing.prompt_cache import PromptCacheSimulator
 from nb_agent.testing.script import (
     ERROR_STATUS,
     ErrorReply,
@@ -176,8 +179,13 @@ class FakeAnthropicServer:
     error is raised again when the ``with`` block exits without another exception.
     """
 
-    def __init__(self, script: Script | Iterable[Turn] = ()) -> None:
+    def __init__(self, script: Script | Iterable[Turn] = (), *, prompt_cache: PromptCacheSimulator | bool = False) -> None:
         self.script = as_script(script)
+        self.prompt_cache: PromptCacheSimulator | None = (
+            PromptCacheSimulator() if prompt_cache is True else (prompt_cache or None)
+        )
+        """When set, each reply's input usage is the simulated prompt cache's split
+        (:mod:`nb_agent.testing.prompt_cache`) instead of the reply's own numbers."""
         self.request_headers: list[dict[str, str]] = []
         """The headers of each ``/v1/messages`` request (lower-cased names), in order."""
         self.errors: list[BaseException] = []
@@ -277,9 +285,17 @@ class FakeAnthropicServer:
             return None
 
     def _answer_messages(self, handler: _Handler, body: Any) -> None:
+        cache = self.prompt_cache if isinstance(body, dict) else None
+        if cache is not None and count_breakpoints(body) > MAX_BREAKPOINTS:
+            found = count_breakpoints(body)
+            message = f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+            handler.send_json(400, _error_body("invalid_request_error", message))
+            return
         turn = self._next_turn(handler, body)
         if turn is None:
             return
+        if cache is not None and isinstance(turn, Reply):
+            turn = replace(turn, **cache.account(body).__dict__)
         if isinstance(turn, ErrorReply):
             if handler.wait(turn.delay):
                 handler.send_json(turn.status, turn.body(), turn.headers)

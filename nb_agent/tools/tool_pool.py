@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from nb_agent.tools.base import Tool, ToolUseContext
 from nb_agent.tools.pool import assemble_tool_pool
-from nb_agent.tools.tool_search import DEFAULT_CONTEXT_WINDOW, deferred_tools_prompt, tools_for_request
+from nb_agent.tools.tool_search import DEFAULT_CONTEXT_WINDOW, definitions_with_deferral, deferred_tools_prompt, tools_for_request
 
 if TYPE_CHECKING:
     from nb_agent.mcp.manager import McpManager
@@ -25,6 +25,9 @@ class ToolPoolProvider:
     mode: str | None = None
     """ToolSearch mode (``auto`` / ``on`` / ``off``; None reads ``NB_AGENT_TOOL_SEARCH``)."""
     context_window: int = DEFAULT_CONTEXT_WINDOW
+    tool_references: bool = False
+    """Send deferred tools with ``defer_loading`` and load them by ``tool_reference`` blocks
+    (the engine sets it per submission, see ``tool_references_enabled``)."""
     _pool: list[Tool[Any]] = field(default_factory=list, init=False)
 
     async def current(self) -> list[Tool[Any]]:
@@ -46,6 +49,8 @@ class ToolPoolProvider:
         return replace(ctx, tools=self.assemble())
 
     def tool_definitions(self, tools: Sequence[Tool[Any]], window: list[Any]) -> list[dict[str, Any]]:
+        if self.tool_references:
+            return definitions_with_deferral(tools, self.mode, self.context_window)
         return [t.to_api_definition() for t in tools_for_request(tools, window, self.mode, self.context_window)]
 
     def system_sections(self, tools: Sequence[Tool[Any]]) -> list[str]:

@@ -17,9 +17,16 @@ resume and compaction keep it. A compaction that summarises the results away sho
 an ``AttachmentMessage(kind="discovered_tools", content="name1, name2")`` (see
 :func:`discovered_tools_attachment`), which is read too.
 
-Why text and not ``tool_reference`` blocks (the seed's mechanism): those need the API's
-tool-search beta; plain text works with any Messages API endpoint, and the discovered
-tools' full definitions simply join the ``tools`` of the next request.
+Two ways to load what was found (``tool_references``, see :func:`tool_references_enabled`):
+
+- ``tool_reference`` blocks (the seed's mechanism, the default on Anthropic's API and
+  Foundry): every deferred tool is in every request's ``tools`` with ``defer_loading: true``
+  (the API keeps them out of the prompt until referenced), and ToolSearch's result is one
+  ``tool_reference`` block per tool found, which the API expands in place. The ``tools``
+  array never changes, so a discovery leaves the prompt cache intact.
+- text (Bedrock, Vertex, or ``NB_AGENT_TOOL_REFERENCES=0``, for endpoints without tool
+  search): the result lists the names, and the discovered tools' definitions join the
+  ``tools`` of the next requests, which invalidates the cached prefix at each discovery.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 AUTO_THRESHOLD_FRACTION = 0.10
 CHARS_PER_TOKEN = 4
 DISCOVERED_TOOLS_KIND = "discovered_tools"
+TOOL_REFERENCES_ENV = "NB_AGENT_TOOL_REFERENCES"
+TOOL_REFERENCES_OPTION = "tool_references"
+"""``ToolUseContext.options`` key: ToolSearch answers with ``tool_reference`` blocks."""
 MAX_SELECT_NAMES = 50
 
 _MODE_ALIASES: dict[str, ToolSearchMode] = {
@@ -194,6 +204,33 @@ def tools_for_request(
     return [t for t in pool if t.name not in deferred_names or t.name in discovered]
 
 
+def definitions_with_deferral(
+    pool: Sequence[Tool[Any]],
+    mode: str | None = None,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+) -> list[dict[str, Any]]:
+    """The ``tools`` of a request when ToolSearch answers with ``tool_reference`` blocks:
+    the whole pool in pool order, deferred tools marked ``defer_loading`` (the same array on
+    every request, discovered or not, so the cached prefix survives discoveries)."""
+    deferred = {t.name for t in deferred_tools(pool, mode, context_window)}
+    if not deferred:
+        return [t.to_api_definition() for t in pool if t.name != TOOL_SEARCH_NAME]
+    return [{**t.to_api_definition(), "defer_loading": True} if t.name in deferred else t.to_api_definition() for t in pool]
+
+
+def tool_references_enabled(setting: bool | None = None, *, provider: Any = None) -> bool:
+    """``setting`` if given, else ``NB_AGENT_TOOL_REFERENCES`` (``0``/``1``), else on for
+    Anthropic's API and Foundry (Bedrock and Vertex get the text fallback)."""
+    if setting is not None:
+        return setting
+    raw = os.environ.get(TOOL_REFERENCES_ENV, "").strip().lower()
+    if raw:
+        return raw not in ("0", "false", "no", "off")
+    from nb_agent.model.providers import Provider, provider_from_env
+
+    return (provider or provider_from_env()) in (Provider.FIRST_PARTY, Provider.FOUNDRY)
+
+
 def deferred_tools_prompt(
     pool: Sequence[Tool[Any]],
     mode: str | None = None,
@@ -257,6 +294,8 @@ class ToolSearchOutput(BaseModel):
     not_found: list[str] = Field(default_factory=list)
     total_deferred_tools: int = 0
     total_matching: int = 0
+    references: bool = False
+    """Answer with ``tool_reference`` blocks (the API loads the definitions) instead of text."""
 
 
 PoolProvider = Callable[[], Sequence[Tool[Any]]]
@@ -300,7 +339,10 @@ class ToolSearchTool(Tool[ToolSearchInput]):
         return "cancel"
 
     async def call(self, input: ToolSearchInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        return ToolResult(data=self.search(self._pool(ctx), input.query, max_results=input.max_results))
+        output = self.search(self._pool(ctx), input.query, max_results=input.max_results)
+        if ctx.options.get(TOOL_REFERENCES_OPTION):
+            output = output.model_copy(update={"references": True})
+        return ToolResult(data=output)
 
     def search(self, pool: Sequence[Tool[Any]], query: str, *, max_results: int = 5) -> ToolSearchOutput:
         """Run a ToolSearch query against ``pool`` (the deferrable tools are searched)."""
@@ -324,9 +366,11 @@ class ToolSearchTool(Tool[ToolSearchInput]):
         hits = self._index_for(candidates).search(query, limit=max_results)
         return _output(query, [h.tool for h in hits], len(candidates), total=len(hits))
 
-    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
+    def map_result_to_block(self, data: Any, tool_use_id: str) -> str | list[dict[str, Any]]:
         if not isinstance(data, ToolSearchOutput):
-            return super().map_result_to_block(data, tool_use_id)  # type: ignore[return-value]
+            return super().map_result_to_block(data, tool_use_id)
+        if data.references and data.matches:
+            return [{"type": "tool_reference", "tool_name": name} for name in data.matches]
         return format_search_result(data)
 
     # --- helpers -------------------------------------------------------------------------

@@ -71,6 +71,25 @@ async def test_after_an_hour_old_results_are_cleared_and_stay_cleared(make_engin
     assert sorted(i for i, c in _results(resumed_transport.requests[0]).items() if c == CLEARED_MESSAGE) == ["t0", "t1"]
 
 
+async def test_the_time_trigger_never_fires_while_the_prompt_cache_may_live(make_engine, sized_tool):
+    """A gap configured below the cache's 5 minutes is raised to it: clearing then would
+    throw away a cache that could still be read."""
+    transport = ScriptedTransport(_calls(["Grep"] * 7))
+    engine = make_engine(transport, context=ContextConfig(microcompact_gap_minutes=1), tools=[sized_tool("Grep")])
+    clock = Clock()
+    engine.context_manager.clock = clock
+    await collect(engine, "search")
+    clock.now += timedelta(minutes=4)
+    transport.script.add(Reply(content=[text("back")]))
+    await collect(engine, "more?")
+    assert CLEARED_MESSAGE not in json.dumps(transport.requests[-1])
+    clock.now += timedelta(minutes=6)
+    transport.script.add(Reply(content=[text("later")]))
+    await collect(engine, "and later?")
+    assert CLEARED_MESSAGE in json.dumps(transport.requests[-1])
+    assert engine.context_manager.stats.microcompact_clears_by_trigger == {"time": 1, "pressure": 0}
+
+
 async def test_a_short_pause_clears_nothing(make_engine, sized_tool):
     transport = ScriptedTransport(_calls(["Grep"] * 7))
     engine = make_engine(transport, tools=[sized_tool("Grep")])
@@ -96,6 +115,7 @@ async def test_pressure_near_the_window_limit_clears_in_bulk(make_engine, sized_
     assert cleared_per_request[5] == ["t0", "t1", "t2"], "one bulk clear keeping the 2 most recent"
     assert cleared_per_request[6] == ["t0", "t1", "t2"]
     assert engine.context_manager.stats.microcompact_clears == 1
+    assert engine.context_manager.stats.microcompact_clears_by_trigger == {"time": 0, "pressure": 1}
     entries = [json.loads(l) for l in engine.transcript_path.read_text().splitlines()]
     assert [e["trigger"] for e in entries if e["kind"] == "microcompact"] == ["pressure"]
 

@@ -11,8 +11,7 @@ from nb_agent.testing.collect import collect
 from nb_agent.testing.mcp_server import stdio_config
 
 
-async def test_discovered_mcp_tool_is_sent_and_called_next_turn(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("NB_AGENT_TOOL_SEARCH", "on")
+async def _discover_and_call(tmp_path: Path) -> list[dict]:
     manager = McpManager(cwd=tmp_path)
     manager.add_server("demo", stdio_config())
     transport = ScriptedTransport(
@@ -29,12 +28,40 @@ async def test_discovered_mcp_tool_is_sent_and_called_next_turn(tmp_path: Path, 
         await engine.aclose()
     assert out.result.subtype == "success", out.result
     first, second, third = transport.requests
-    names = lambda request: {t["name"] for t in request.get("tools", [])}  # noqa: E731
-    assert "mcp__demo__echo" not in names(first) and "ToolSearch" in names(first)
-    assert "mcp__demo__echo" in names(second)
     assert "deferred-tools" in str(first["system"]) and "demo" in str(first["system"])
     echo_result = third["messages"][-1]["content"][0]
     assert echo_result["type"] == "tool_result" and "hello" in str(echo_result["content"])
+    return transport.requests
+
+
+async def test_discovered_tools_join_the_tools_array_without_tool_references(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NB_AGENT_TOOL_SEARCH", "on")
+    monkeypatch.setenv("NB_AGENT_TOOL_REFERENCES", "0")
+    first, second, _ = await _discover_and_call(tmp_path)
+    names = lambda request: {t["name"] for t in request.get("tools", [])}  # noqa: E731
+    assert "mcp__demo__echo" not in names(first) and "ToolSearch" in names(first)
+    assert "mcp__demo__echo" in names(second)
+    assert not any("defer_loading" in t for t in second["tools"])
+    assert "- mcp__demo__echo:" in str(second["messages"][-1]["content"][0]["content"])
+
+
+async def test_tool_references_keep_the_tools_array_identical(tmp_path: Path, monkeypatch) -> None:
+    """The default: deferred tools always sent with defer_loading, found ones referenced."""
+    monkeypatch.setenv("NB_AGENT_TOOL_SEARCH", "on")
+    first, second, third = await _discover_and_call(tmp_path)
+    assert first["tools"] == second["tools"] == third["tools"]
+    deferred = {t["name"] for t in first["tools"] if t.get("defer_loading")}
+    assert "mcp__demo__echo" in deferred and "ToolSearch" not in deferred and "Bash" not in deferred
+    [search_result] = second["messages"][-1]["content"][:1]
+    assert search_result["type"] == "tool_result"
+    assert search_result["content"] == [{"type": "tool_reference", "tool_name": "mcp__demo__echo"}]
+
+
+async def test_bedrock_and_vertex_use_the_text_fallback(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NB_AGENT_TOOL_SEARCH", "on")
+    monkeypatch.setenv("CLAUDE_CODE_USE_VERTEX", "1")
+    _, second, _ = await _discover_and_call(tmp_path)
+    assert not any("defer_loading" in t for t in second["tools"])
 
 
 async def test_builtins_win_name_collisions_and_deny_rules_remove_mcp_tools(tmp_path: Path) -> None:
