@@ -48,6 +48,8 @@ def status(session: KernelAgentSession) -> None:
             for source, rules in by_source().items():
                 lines.append(f"rules      {source}: " + ", ".join(f"{r.behavior} {r.text}" for r in rules))
         lines.append(f"tools      {', '.join(t.name for t in engine.tools)}")
+        count = len(engine.hooks.describe())
+        lines.append(f"hooks      {count} in force (%agent hooks lists them)")
     if (runtime := session.sandbox_runtime(create=True)) is not None:
         lines.append(f"sandbox    {runtime.status_line()}")
     policy_warnings = list(getattr(engine.permission_policy, "warnings", [])) if engine is not None else []
@@ -78,9 +80,17 @@ def sandbox(session: KernelAgentSession) -> None:
     print("\n".join(["nb_agent · Bash sandbox", *runtime.describe(additional_directories=dirs)]))
 
 
-def new(session: KernelAgentSession) -> None:
+def _print_notices(events: list[Any]) -> None:
+    """Hook notices (warnings, systemMessages, context added) as lines of the cell's output."""
+    for event in events:
+        if getattr(event, "type", None) == "system":
+            mark = "warning: " if event.level in ("warning", "error") else ""
+            print(f"{mark}{event.content}")
+
+
+async def new(session: KernelAgentSession) -> None:
     engine = session.ensure_engine()
-    engine.new_conversation()
+    _print_notices(await engine.start_new_conversation())
     print(f"Started a new conversation (session {engine.session_id}).")
 
 
@@ -103,6 +113,7 @@ async def compact(session: KernelAgentSession, instructions: str | None) -> None
     except NbAgentError as exc:
         print(f"Compaction failed; the conversation is unchanged: {exc}")
         return
+    _print_notices(list(getattr(outcome, "extra_messages", [])))
     boundary = getattr(outcome, "boundary", None)
     tokens = getattr(boundary, "pre_tokens", 0)
     detail = f" (about {_tokens(tokens)} tokens before)" if tokens else ""
@@ -178,9 +189,10 @@ def sessions(session: KernelAgentSession) -> None:
     print("\n".join(lines))
 
 
-def resume(session: KernelAgentSession, session_id: str | None) -> None:
+async def resume(session: KernelAgentSession, session_id: str | None) -> None:
     from nb_agent.errors import NbAgentError
 
+    previous = session.engine
     try:
         info, warnings = session.resume(session_id)
     except NbAgentError as exc:
@@ -190,6 +202,9 @@ def resume(session: KernelAgentSession, session_id: str | None) -> None:
         print(f"warning: {warning}")
     engine = session.engine
     assert engine is not None
+    if previous is not None and previous is not engine:
+        _print_notices(await previous.end_session("other"))
+    _print_notices(await engine.session_hooks.start_if_pending())  # SessionStart, source "resume"
     print(f"Resumed session {info.session_id} ({len(engine.messages)} messages). The next %%agent cell continues it.")
 
 
@@ -223,6 +238,31 @@ def tools(session: KernelAgentSession) -> None:
     for tool in engine.tools:
         first = (tool.prompt().strip().splitlines() or [""])[0]
         lines.append(f"{tool.name:<18} {_preview(first, 100)}")
+    print("\n".join(lines))
+
+
+def _folder_trust(session: KernelAgentSession) -> str:
+    """What the folder's trust says about its project hooks (issue 11's API, when present)."""
+    engine = session.engine
+    trust = getattr(engine, "folder_trust", None) if engine is not None else None
+    if trust is None:
+        return "folder trust: not checked by this version (project and local hooks run)"
+    return f"folder trust: {trust}"
+
+
+def hooks(session: KernelAgentSession) -> None:
+    """``%agent hooks``: every hook in force, by event, with where it was configured."""
+    engine = session.ensure_engine()
+    infos = engine.hooks.describe()
+    lines = [f"hooks in force for {engine.config.cwd} · {_folder_trust(session)}"]
+    if not infos:
+        lines.append("(none: add them to .claude/settings.json, .claude/settings.local.json or ~/.claude/settings.json)")
+    for info in infos:
+        where = info.source if info.path is None else f"{info.source} ({info.path})"
+        matcher = info.matcher if info.matcher not in (None, "") else "*"
+        lines.append(f"{info.event:<19} {matcher:<14} {_preview(info.description, 70):<70} {where} · timeout {info.timeout:g}s")
+    ignored = [w for w in session.warnings if "hook" in w]
+    lines += [f"ignored: {w}" for w in ignored]
     print("\n".join(lines))
 
 
@@ -367,14 +407,15 @@ def cassette(session: KernelAgentSession, path: str | None) -> None:
 
 
 def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any, Any, None] | None:
-    """Run one parsed subcommand; ``compact`` and ``mcp`` return a coroutine for the caller to await."""
+    """Run one parsed subcommand; ``compact``, ``mcp``, ``new`` and ``resume`` return a
+    coroutine for the caller to await."""
     name, arg = command.name, command.arg
     if name == "help":
         print(line_usage())
     elif name == "status":
         status(session)
     elif name == "new":
-        new(session)
+        return new(session)
     elif name == "compact":
         return compact(session, arg)
     elif name == "cost":
@@ -384,7 +425,9 @@ def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any
     elif name == "sessions":
         sessions(session)
     elif name == "resume":
-        resume(session, arg)
+        return resume(session, arg)
+    elif name == "hooks":
+        hooks(session)
     elif name in ("allow", "deny"):
         assert arg is not None
         add_rule(session, name, arg)

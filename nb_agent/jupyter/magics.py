@@ -63,6 +63,9 @@ class AgentMagics(Magics):
     notebook_path = Unicode("", help="Path of this notebook (default: from the Jupyter server, or %agent notebook).").tag(
         config=True
     )
+    notify_after = Float(
+        30.0, help="A run at least this many seconds long fires the Notification hooks (idle_prompt) when it ends."
+    ).tag(config=True)
     state_dir = Unicode("", help="Where sessions are saved (default: .nb_agent next to the notebook).").tag(config=True)
 
     @default("model")
@@ -83,7 +86,7 @@ class AgentMagics(Magics):
     def _valid_rate(self, proposal: Any) -> float:
         return min(max(float(proposal["value"]), 1.0), 25.0)
 
-    @observe("model", "permission_mode", "max_turns")
+    @observe("model", "permission_mode", "max_turns", "notify_after")
     def _setting_changed(self, change: Any) -> None:
         session = getattr(self, "session", None)
         if session is not None:  # %config after the engine exists: applies from the next run
@@ -109,8 +112,13 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         pending = self._line(line)
-        if pending is not None:
-            _run_sync(pending, "Run `%agent compact` or `%agent mcp` alone in its own cell (they wait for the model or the servers).")
+        if pending is None:
+            return
+        if line.split()[:1] in (["new"], ["resume"]):
+            # Only their session hooks wait: they run as soon as this cell ends.
+            _run_sync(pending, "(it takes effect when this cell ends; run it alone in a cell to see it at once)", schedule=True)
+            return
+        _run_sync(pending, "Run `%agent compact` or `%agent mcp` alone in its own cell (they wait for the model or the servers).")
 
     def _line(self, line: str) -> Coroutine[Any, Any, None] | None:
         from nb_agent.jupyter import commands
@@ -127,14 +135,23 @@ AgentMagics.agent_cell.__doc__ = cell_usage()
 AgentMagics.agent_line.__doc__ = line_usage()
 
 
-def _run_sync(coroutine: Coroutine[Any, Any, None], message: str) -> None:
-    """Run ``coroutine`` to the end when no loop runs in this thread; else explain and drop it."""
+_SCHEDULED: set[asyncio.Task[None]] = set()
+
+
+def _run_sync(coroutine: Coroutine[Any, Any, None], message: str, *, schedule: bool = False) -> None:
+    """Run ``coroutine`` to the end when no loop runs in this thread; else explain and drop
+    it (or, with ``schedule``, start it on the running loop, to finish after the cell)."""
     try:
-        asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
     except RuntimeError:
         asyncio.run(coroutine)
         return
-    coroutine.close()
+    if schedule:
+        task = loop.create_task(coroutine)
+        _SCHEDULED.add(task)
+        task.add_done_callback(_SCHEDULED.discard)
+    else:
+        coroutine.close()
     print(message)
 
 

@@ -175,6 +175,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="mode", arg="required", metavar="MODE", help="set the permission mode: " + ", ".join(PERMISSION_MODES)),
     Subcommand(name="model", arg="required", metavar="NAME", help="set the model"),
     Subcommand(name="tools", arg=None, help="the tools the agent can use"),
+    Subcommand(name="hooks", arg=None, help="the hooks in force, with the settings file each comes from"),
     Subcommand(name="sandbox", arg=None, help="the Bash sandbox: backend, what runs in it, its limits"),
     Subcommand(name="notebook", arg="optional", metavar="[PATH]", help="show or set the path of this notebook"),
     Subcommand(

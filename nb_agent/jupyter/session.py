@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+SESSION_END_TIMEOUT_ENV = "NB_AGENT_SESSION_END_TIMEOUT"
+SESSION_END_TIMEOUT_S = 3.0
+"""SessionEnd hooks at kernel shutdown get at most this long (Jupyter kills a kernel that
+takes more than 5 s to shut down)."""
 TICK_S = 0.04
 """Ticker period: widget flushes and the keep-alive that lets Stop act within a tick."""
 STATE_DIR_NAME = ".nb_agent"
@@ -169,6 +173,7 @@ class KernelAgentSession:
             "cwd": Path.cwd(),
             "state_dir": self.state_dir(),
             "system_prompt": self._system_prompt(),
+            "extra": {"notify_after_s": self.settings.notify_after},
         }
         if self.settings.model:
             kwargs["model"] = self.settings.model
@@ -223,6 +228,8 @@ class KernelAgentSession:
             engine.config.model = value or default_model()
         elif name == "max_turns":
             engine.config.max_turns = value
+        elif name == "notify_after":
+            engine.config.extra["notify_after_s"] = value
         elif name == "permission_mode":
             engine.config.permission_mode = value
             if hasattr(engine.permission_policy, "set_mode"):
@@ -365,7 +372,7 @@ class KernelAgentSession:
             else:
                 restore = self._apply_overrides(engine, options)
                 usage_before.append(engine.usage.total)
-                result, interrupted, error = await self._consume(engine, state, prompt)
+                result, interrupted, error = await self._consume(engine, state, prompt, new=options.new)
         finally:
             if sigint is not None:
                 sigint.remove()
@@ -389,8 +396,6 @@ class KernelAgentSession:
 
     def _prepare(self, options: Any) -> Any:
         engine = self.ensure_engine()
-        if options.new:
-            engine.new_conversation()
         for rule in options.allow:
             self._add_rule("allow", rule)
         for rule in options.deny:
@@ -398,12 +403,15 @@ class KernelAgentSession:
         engine.config.system_prompt = self._system_prompt()  # the notebook path may have changed
         return engine
 
-    async def _consume(self, engine: Any, state: Any, prompt: str) -> tuple[Any, bool, str | None]:
+    async def _consume(self, engine: Any, state: Any, prompt: str, *, new: bool = False) -> tuple[Any, bool, str | None]:
         """Feed the engine's events to ``state``: ``(result, interrupted, error)``."""
         from nb_agent.engine import EngineResult
 
         result: Any = None
         try:
+            if new:  # --new: SessionEnd (clear) for the old conversation, SessionStart for the new
+                for event in await engine.start_new_conversation():
+                    state.on_event(event)
             async for event in engine.submit_message(prompt, attachments=self._attachments()):
                 if isinstance(event, EngineResult):
                     result = event
@@ -566,15 +574,46 @@ class KernelAgentSession:
 
     # --- shutdown --------------------------------------------------------------------------------
     def close(self) -> None:
-        """At kernel shutdown: kill background shells, close the transcript."""
+        """At kernel shutdown (and ``%unload_ext``): SessionEnd hooks (bounded), kill
+        background shells, close the transcript."""
         engine = self.engine
         if engine is None:
             return
+        end_session_now(engine, "other")
         _kill_background_shells(engine)
         try:
             engine.close()
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
+
+
+def session_end_timeout() -> float:
+    try:
+        return max(0.0, float(os.environ.get(SESSION_END_TIMEOUT_ENV, SESSION_END_TIMEOUT_S)))
+    except ValueError:
+        return SESSION_END_TIMEOUT_S
+
+
+def end_session_now(engine: Any, reason: str) -> None:
+    """Run SessionEnd hooks from synchronous code (atexit, unload), whether or not an event
+    loop runs in this thread: on a loop of its own in a helper thread, waited for at most
+    :func:`session_end_timeout` (plus a second to reap killed hooks)."""
+    import threading
+
+    if not getattr(engine, "session_hooks", None) or not engine.session_hooks.started:
+        return
+    cap = session_end_timeout()
+
+    def run() -> None:
+        try:
+            for notice in asyncio.run(engine.end_session(reason, timeout_cap=cap)):
+                log.warning("%s", notice.content)
+        except Exception:  # noqa: BLE001 - never break shutdown
+            log.debug("SessionEnd hooks failed", exc_info=True)
+
+    worker = threading.Thread(target=run, name="nb_agent-session-end", daemon=True)
+    worker.start()
+    worker.join(cap + 1.5)
 
 
 def _resolve_notebook(raw: str) -> Path:

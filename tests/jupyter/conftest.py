@@ -216,10 +216,19 @@ class KernelHarness:
         self.km.interrupt_kernel()
 
     def shutdown(self) -> None:
+        if not self.km.has_kernel:
+            return
         try:
             self.kc.stop_channels()
         finally:
             self.km.shutdown_kernel(now=True)
+
+    def shutdown_gracefully(self) -> None:
+        """A shutdown request, as Jupyter sends when the user shuts the kernel down."""
+        try:
+            self.kc.stop_channels()
+        finally:
+            self.km.shutdown_kernel(now=False)
 
 
 @pytest.fixture(scope="module")

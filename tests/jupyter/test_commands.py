@@ -136,7 +136,7 @@ def test_sessions_and_resume_after_a_kernel_restart(kernel, requests_since):
     kernel.restart()
     listed = kernel.run("%agent sessions").stdout
     assert session_id in listed and "the code word is ZEBRA" in listed
-    resumed = kernel.run("%agent resume")
+    resumed = kernel.run("%agent resume", timeout=60)  # the first engine's imports happen here
     assert f"Resumed session {session_id}" in resumed.stdout, resumed.stdout
     kernel.server.script.add(Reply(content=[text("It was ZEBRA.")]))
     assert kernel.run("%%agent\nwhat was the code word?").status == "ok"
