@@ -54,7 +54,7 @@ def turns() -> list:
         )]),
         turn(lambda cwd: [
             text("The project blocks package installs, so I'll keep the standard-library `median()`, which already "
-                 "passes the checks. Now the cache folder:"),
+                 "passes the checks and has its docstring, as the project's conventions ask. Now the cache folder:"),
             tool_use("Bash", {"command": "rm -rf __pycache__", "description": "Delete the bytecode cache"}, id="toolu_ph_07"),
         ]),
         turn(lambda cwd: [text(
