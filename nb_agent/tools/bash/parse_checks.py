@@ -117,6 +117,10 @@ def _continuation_is_harmless(source: bytes, start: int) -> bool:
         return False
     before = source[start - 1]
     after = source[start + 2] if start + 2 < len(source) else ord(" ")
+    if after in b"<>" and not chr(before).isspace():
+        return False  # `ls 2\<newline>>f`: bash reads `2>f`, a descriptor redirection
+    if after == ord("\n"):
+        return False  # `x \<newline><newline>`: bash ends the command, the grammar goes on
     if _escaped(source, start - 1):
         return False  # `\;` or `\ ` before it is part of a word: bash joins the next line to it
     separated = (

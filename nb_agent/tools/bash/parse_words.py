@@ -121,6 +121,9 @@ def _double_quoted_pieces(node: Node, out: list[_Piece], problems: list[str]) ->
             )
             out.append(_Piece(_unescape_double_quoted(gap), quoted=True, literal=True))
         position = max(position, child.end_byte)
+        if not child.is_named and node_text(child) != child.type:
+            # `"\<TAB>"`: the grammar makes `\<TAB>"` one `"` token, losing the quote.
+            problems.append(f"string token {node_text(child)!r} not understood")
         if child.type == '"' and child.start_byte in (start, end):
             continue
         if child.type == "string_content" or not child.is_named:

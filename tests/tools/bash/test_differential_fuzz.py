@@ -7,7 +7,8 @@ PATH holds only stubs that log their argv (no real program can run). The test fa
 bash ran a program with an argv the classifier would not accept on its own (each logged
 argv is re-checked as a plain, fully quoted command), or when a file appeared or changed.
 
-``NB_AGENT_FUZZ_CASES`` raises the number of cases for a longer local run.
+``NB_AGENT_FUZZ_CASES`` raises the number of cases and ``NB_AGENT_FUZZ_SEED`` changes the seed,
+for a longer local run.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from pathlib import Path
 import pytest
 
 from nb_agent.tools.bash import is_read_only_command
+from nb_agent.tools.bash.command_parts import analyse_command
 
 CASES = int(os.environ.get("NB_AGENT_FUZZ_CASES", "2000"))
-SEED = 20261201
+SEED = int(os.environ.get("NB_AGENT_FUZZ_SEED", "20261201"))
 BASH = shutil.which("bash")
 
 # Every program the bases or payloads name, and the ones a payload would want to run.
@@ -143,8 +145,9 @@ def make_sandbox(root: Path) -> dict[str, Path]:
     stubs.mkdir()
     for name in PROGRAMS:
         stub = stubs / name
-        # `"${0##*/}"` is the program name; NUL between words, RS after each call.
-        stub.write_text('#!/bin/sh\nprintf \'%s\\000\' "${0##*/}" "$@" >> "$STUB_LOG"\nprintf \'\\036\' >> "$STUB_LOG"\n')
+        # `"${0##*/}"` is the program name; NUL after each word.
+        # One file per process ($$): calls in a pipeline run at once and must not interleave.
+        stub.write_text('#!/bin/sh\nprintf \'%s\\000\' "${0##*/}" "$@" >> "$STUB_LOG.$$"\n')
         stub.chmod(0o755)
     return {"root": root, "stubs": stubs}
 
@@ -172,13 +175,20 @@ def run_in_bash(command: str, sandbox: dict[str, Path], index: int) -> tuple[lis
     after = {path.name: path.read_bytes() for path in work.iterdir()}
     changed = sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
     calls = []
-    if log.exists():
-        for record in log.read_bytes().split(b"\x1e"):
-            if record:
-                calls.append([part.decode("utf-8", "surrogateescape") for part in record.split(b"\x00")[:-1]])
-        log.unlink()
+    for record in sorted(log.parent.glob(log.name + ".*")):
+        calls.append([part.decode("utf-8", "surrogateescape") for part in record.read_bytes().split(b"\x00")[:-1]])
+        record.unlink()
     shutil.rmtree(work)
     return calls, changed
+
+
+def literal_argvs(command: str) -> set[tuple[str, ...]] | None:
+    """The argvs the parser sees, when every word is literal (no glob, no expansion):
+    then bash must run exactly these, word for word."""
+    parts = analyse_command(command).parts
+    if not all(word.is_literal for part in parts for word in part.argv):
+        return None
+    return {tuple(word.value for word in part.argv) for part in parts}
 
 
 def quote(word: str) -> str:
@@ -205,7 +215,10 @@ def test_what_the_classifier_allows_is_what_bash_runs(sandbox: dict[str, Path]) 
     failures = []
     for index, command in enumerate(allowed):
         calls, changed = run_in_bash(command, sandbox, index)
+        expected = literal_argvs(command)
         for argv in calls:
+            if expected is not None and tuple(argv) not in expected:
+                failures.append((command, argv, "bash ran words the parser did not see"))
             plain = " ".join(quote(word) for word in argv)
             if not is_read_only_command(plain):
                 failures.append((command, argv))
