@@ -20,6 +20,7 @@ import pydantic
 from nb_agent.context.tool_result_storage import process_tool_result_size
 from nb_agent.errors import AbortError, InputValidationError, ToolError
 from nb_agent.hooks.background import BackgroundHooks
+from nb_agent.hooks.effects import context_messages, hook_notices
 from nb_agent.hooks.registry import Hooks
 from nb_agent.hooks.types import HookEvent, HookInput
 from nb_agent.messages import (
@@ -171,13 +172,11 @@ class _ToolCall:
         if not result.ok:
             raise _Refused(result.message)
 
-    def _hook_notices(self, hook_result: Any, event: str) -> None:
-        for text in hook_result.system_messages:
-            self.extra.append(ToolUpdate(message=SystemMessage(level="info", content=text, subtype="hook")))
-        for text in hook_result.warnings:
-            self.extra.append(ToolUpdate(message=SystemMessage(level="warning", content=text, subtype="hook")))
-        for text in hook_result.additional_contexts:
-            self.extra.append(ToolUpdate(message=AttachmentMessage(kind="hook_additional_context", content=text)))
+    def _hook_notices(self, hook_result: Any, event: HookEvent) -> None:
+        for notice in hook_notices(hook_result, event):
+            self.extra.append(ToolUpdate(message=notice))
+        for message in context_messages(hook_result, event, session_dir=self.ctx.session.session_dir):
+            self.extra.append(ToolUpdate(message=message))
         if hook_result.elapsed_s > HOOK_SUMMARY_THRESHOLD_S:
             self.extra.append(
                 ToolUpdate(
