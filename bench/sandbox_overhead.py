@@ -3,12 +3,15 @@ the Bash tool, unsandboxed and sandboxed (bubblewrap / sandbox-exec), interleave
 
 Usage: python bench/sandbox_overhead.py [N]
 Prints, per command, the median and mean wall time per call on each side and the
-milliseconds the sandbox adds (target: at most 15 ms). Runs in a scratch git repository.
+milliseconds the sandbox adds (target: at most 15 ms), then the same for the bare process
+start (``bash -c true`` against the exact sandbox command line, no tool around it), and
+the load average, since a loaded machine stretches both. Runs in a scratch git repository.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -70,10 +73,33 @@ async def main(n: int) -> None:
                 boxed += await _time_calls(tool, ctx, command, 10, sandboxed=True)
             added = statistics.median(boxed) - statistics.median(plain)
             print(
-                f"{command!r:14} unsandboxed median {statistics.median(plain):6.1f} ms (mean {statistics.mean(plain):6.1f}) · "
+                f"{command!r:14} via Bash tool: unsandboxed median {statistics.median(plain):6.1f} ms (mean {statistics.mean(plain):6.1f}) · "
                 f"sandboxed median {statistics.median(boxed):6.1f} ms (mean {statistics.mean(boxed):6.1f}) · "
                 f"added {added:5.1f} ms per command (target <= 15)"
             )
+        _bare_start(runtime, repo, session.session_dir or repo, n)
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
+def _bare_start(runtime: SandboxRuntime, repo: Path, scratch: Path, n: int) -> None:
+    """``bash -c true`` started directly, plain and inside the sandbox's exact argv."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    plan = runtime.plan(cwd=repo, additional_directories=(), cwd_file=scratch / "bench.cwd")
+    plain_argv = ["bash", "-c", "true"]
+    boxed_argv = runtime.wrap(plan, plain_argv)
+    plain: list[float] = []
+    boxed: list[float] = []
+    for _ in range(n // 10):
+        for argv, times in ((plain_argv, plain), (boxed_argv, boxed)):
+            for _ in range(10):
+                start = time.perf_counter()
+                subprocess.run(argv, check=True, start_new_session=True)  # noqa: S603
+                times.append((time.perf_counter() - start) * 1000)
+    added = statistics.median(boxed) - statistics.median(plain)
+    print(
+        f"{'bare start':14} bash -c true median {statistics.median(plain):6.1f} ms · in bwrap median "
+        f"{statistics.median(boxed):6.1f} ms · added {added:5.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -80,3 +80,32 @@ def test_bad_line_commands(line, fragment):
         parse_line_command(line)
     rendered = caught.value.render()
     assert fragment in rendered and "usage: %agent" in rendered
+
+
+@pytest.mark.parametrize(("line", "expected"), [("--sandbox on", True), ("--sandbox off", False), ("", None)])
+def test_sandbox_option(line, expected):
+    assert parse_cell_options(line).sandbox is expected
+
+
+def test_sandbox_option_rejects_other_values():
+    with pytest.raises(OptionsError) as caught:
+        parse_cell_options("--sandbox maybe")
+    assert "invalid choice" in caught.value.render()
+    assert parse_line_command("sandbox") == LineCommand(name="sandbox")
+
+
+def test_sandbox_option_holds_for_the_cell_only(tmp_path):
+    from types import SimpleNamespace
+
+    from nb_agent.engine import EngineConfig
+    from nb_agent.jupyter.session import KernelAgentSession
+    from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, SandboxRuntime
+
+    runtime = SandboxRuntime(project_dir=tmp_path)
+    engine = SimpleNamespace(config=EngineConfig(cwd=tmp_path, extra={"tool_options": {SANDBOX_OPTION: runtime}}), permission_policy=object())
+    session = KernelAgentSession(shell=SimpleNamespace(user_ns={}), settings=SimpleNamespace())
+    session.engine = engine  # type: ignore[assignment]
+    restore = session._apply_overrides(engine, parse_cell_options("--sandbox on"))
+    assert runtime.enabled and runtime.override is True
+    restore()
+    assert not runtime.enabled and runtime.override is None

@@ -143,6 +143,7 @@ class RunningCommand:
         deadline = None if timeout is None else self.started_at + timeout
         reporter = _ProgressReporter(self, on_progress) if on_progress is not None else None
         interval = _POLL_MIN_SECONDS
+        exit_watch = _ExitWatch.start(self.process.pid)
         try:
             while True:
                 if self.poll() is not None:
@@ -155,12 +156,18 @@ class RunningCommand:
                 if reporter is not None:
                     reporter.maybe_report(now)
                 sleep_for = interval if deadline is None else min(interval, max(deadline - now, 0.0))
-                await asyncio.sleep(sleep_for)
+                if exit_watch is None:
+                    await asyncio.sleep(sleep_for)
+                else:
+                    await exit_watch.wait(sleep_for)
                 # Fast commands are seen within a few ms; long ones cost ~20 wakeups/s.
                 interval = min(interval * 2, _POLL_MAX_SECONDS)
         except BaseException:
             await self.terminate()
             raise
+        finally:
+            if exit_watch is not None:
+                exit_watch.close()
 
     async def terminate(self, *, grace: float | None = None) -> None:
         """SIGTERM the whole group, then SIGKILL whatever is left after ``grace`` seconds
@@ -436,6 +443,45 @@ class _ProgressReporter:
 
 
 # --- process groups ---------------------------------------------------------------------
+
+
+class _ExitWatch:
+    """Wakes a wait the moment the process exits (a Linux pidfd on the event loop), so a
+    command slower than the first polls is not seen up to a poll interval late."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        self._loop = loop
+        self._fd = fd
+        self._exited: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, self._on_exit)
+
+    @classmethod
+    def start(cls, pid: int) -> _ExitWatch | None:
+        """None where pidfds or reader callbacks are unavailable (then polling alone)."""
+        pidfd_open = getattr(os, "pidfd_open", None)
+        if pidfd_open is None:
+            return None
+        try:
+            fd = pidfd_open(pid)
+        except OSError:
+            return None
+        try:
+            return cls(asyncio.get_running_loop(), fd)
+        except (NotImplementedError, RuntimeError, OSError):
+            os.close(fd)
+            return None
+
+    def _on_exit(self) -> None:
+        if not self._exited.done():
+            self._exited.set_result(None)
+        self._loop.remove_reader(self._fd)
+
+    async def wait(self, timeout: float) -> None:
+        await asyncio.wait({self._exited}, timeout=timeout)
+
+    def close(self) -> None:
+        self._loop.remove_reader(self._fd)
+        os.close(self._fd)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -287,5 +287,4 @@ def command_wrapper(runtime: SandboxRuntime, *, additional_directories: Sequence
     def wrap(argv: list[str], env: dict[str, str], *, cwd: Path, cwd_file: Path) -> tuple[list[str], dict[str, str]]:
         plan = runtime.plan(cwd=cwd, additional_directories=additional_directories, cwd_file=cwd_file)
         return runtime.wrap(plan, argv), runtime.environment(env, plan)
-
     return wrap

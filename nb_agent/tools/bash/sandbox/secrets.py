@@ -44,6 +44,20 @@ HOME_SECRETS: tuple[str, ...] = (
 )
 """Relative to the home directory: hidden from every sandboxed command."""
 
+PRIVILEGED_SOCKETS: tuple[str, ...] = (
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/containerd",
+    "/run/podman",
+    "/run/crio",
+    "/run/snapd.socket",
+    "/run/libvirt",
+    "/var/lib/lxd/unix.socket",
+    "/var/snap/lxd/common/lxd/unix.socket",
+)
+"""Sockets of daemons that start containers or services for whoever connects: reaching one
+from inside is a way out (bubblewrap has no seccomp filter for Unix sockets here)."""
+
 PROTECTED_NAMES: tuple[str, ...] = (
     ".git/hooks",
     ".git/config",
@@ -123,7 +137,7 @@ def secret_paths(home: Path, extra: tuple[Path, ...] = (), env: Mapping[str, str
     socket = env.get("SSH_AUTH_SOCK", "")
     if socket and os.path.isabs(socket):
         candidates.append(Path(socket))
-    candidates += [Path("/var/run/docker.sock"), Path("/run/docker.sock"), Path(f"/run/user/{os.getuid()}")]
+    candidates += [Path(f"/run/user/{os.getuid()}"), *(Path(p) for p in PRIVILEGED_SOCKETS)]
     return _existing(candidates)
 
 

@@ -81,7 +81,32 @@ async def test_background_shell_and_kill_inside_the_sandbox(project: Path) -> No
     shell = shells.get(result.data.background_id)
     assert shell is not None and shell.status == "running"
     await shells.kill(shell.id)
-    assert shell.status == "killed" and not _group_alive(shell.command.pid)
+    assert shell.status == "killed"
+    await _until_gone(shell.command.pid)
+
+
+async def _until_gone(pgid: int) -> None:
+    """The namespace's last processes die with bubblewrap a moment after it (SIGKILL from
+    --die-with-parent): no survivor may be left."""
+    for _ in range(200):
+        if not _group_alive(pgid):
+            return
+        await asyncio.sleep(0.01)
+    import subprocess
+
+    ps = subprocess.run(["ps", "-eo", "pid,ppid,pgid,stat,cmd"], capture_output=True, text=True).stdout
+    raise AssertionError(f"process group {pgid} still has live processes:\n" + "\n".join(l for l in ps.splitlines() if f" {pgid} " in l))
+
+
+async def test_a_command_ignoring_sigterm_still_dies_with_the_sandbox(project: Path) -> None:
+    ctx = context(project, SandboxRuntime(project_dir=project))
+    result = await BashTool().call(BashInput(command="trap '' TERM; sleep 30; sleep 30", run_in_background=True), ctx, lambda _: None)
+    shells = BackgroundShells.for_session(ctx.session)
+    shell = shells.get(result.data.background_id)
+    assert shell is not None
+    await asyncio.sleep(0.3)
+    await shells.kill(shell.id)
+    await _until_gone(shell.command.pid)
 
 
 async def test_timeout_moves_a_sandboxed_command_to_the_background_and_cd_is_tracked(project: Path) -> None:
