@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from nb_agent.permissions.paths import PathPattern, candidate_paths, glob_matches, is_within, relative_to
+from nb_agent.permissions.paths import PathPattern, candidate_paths, glob_matches, relative_to
 
 __all__ = ["PathRead", "ReadKind", "ReadPlan", "ReadVerdict", "check_read_plan", "rule_may_match_below"]
 
@@ -71,6 +71,8 @@ def check_read_plan(
     if plan.unknown is not None:
         return ReadVerdict(behavior="ask", message=f"{tool_name} is not known to be read-only here: {plan.unknown}.")
     asks: list[str] = []
+    # Each working directory in both spellings, resolved once (realpath is not free).
+    roots = [spelling for directory in working_directories for spelling in candidate_paths(directory)]
     for read in plan.reads:
         if rule := matching_rule(read.path, "deny"):
             return ReadVerdict(
@@ -80,7 +82,8 @@ def check_read_plan(
         if rule := matching_rule(read.path, "ask"):
             asks.append(f"{_shown(read.path)} (the rule {rule} asks)")
             continue
-        if not is_within(read.path, list(working_directories)) and not matching_rule(read.path, "allow"):
+        inside = all(any(_under(spelling, root) for root in roots) for spelling in candidate_paths(read.path))
+        if not inside and not matching_rule(read.path, "allow"):
             asks.append(f"{_shown(read.path)} (outside the working directories)")
             continue
         if read.kind == "tree":
@@ -97,6 +100,10 @@ def check_read_plan(
     if asks:
         return ReadVerdict(behavior="ask", message=f"{tool_name} would read " + "; ".join(asks[:3]) + ".")
     return ReadVerdict(behavior="allow")
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 def _shown(path: Path) -> str:

@@ -97,6 +97,9 @@ OUTSIDE_READS = [
     "cat ~root/.profile",
     "cat {link,notes.txt}",
     "cat -- ~/.ssh/id_rsa",
+    "test -f ~/.ssh/id_rsa && echo yes",
+    "[ -e /etc/shadow ]",
+    "[[ -r ../outside.txt ]]",
 ]
 
 

@@ -25,6 +25,8 @@ _MULTILINE_TOKENS = frozenset(
     {"string_content", "raw_string", "ansi_c_string", "heredoc_body", "heredoc_content",
      "heredoc_end", "comment"}
 )
+# Anonymous tokens whose text legitimately differs from their kind.
+_FREE_TEXT_TOKENS = frozenset({"\n", ";", ";;"})
 _CASE_TERMINATORS = frozenset({";;", ";&", ";;&"})
 
 
@@ -43,6 +45,11 @@ def token_problem(node: Node, source: bytes) -> str | None:
         # (`EOF<<` opens another heredoc that swallows the next lines); bash needs the
         # delimiter alone on its line, so for bash those lines are commands.
         return "heredoc delimiter line is not the delimiter alone"
+    if not node.is_named and node.child_count == 0 and node_text(node) != kind and kind not in _FREE_TEXT_TOKENS:
+        # `cat -<<'EOF'` gives a `<<` token spelled `-<<` (bash passes `-` to cat);
+        # `"\<TAB>"` gives a `"` token spelled `\<TAB>"`. A token that is not what it says
+        # hides text from every check.
+        return f"token {kind!r} spelled {node_text(node)!r}"
     if node.child_count == 0 and kind not in _MULTILINE_TOKENS:
         text = node_text(node)
         if text.strip() and ("\n" in text or text[0].isspace()):

@@ -31,10 +31,10 @@ __all__ = ["bash_read_plan"]
 _NO_FILES = frozenset(
     "echo printf pwd whoami id groups uname nproc free ps seq true false : sleep printenv "
     "uptime arch locale getconf lscpu tty cal numfmt dirs whereis which type command "
-    "hostname env basename dirname nvidia-smi read test [ [[".split()
+    "hostname env basename dirname nvidia-smi read".split()
 )
 # Commands that read only names and metadata (of the path and a directory's entries).
-_NAMES_ONLY = frozenset("ls du tree find stat realpath readlink df".split())
+_NAMES_ONLY = frozenset("ls du tree find stat realpath readlink df test [ [[".split())
 # Their first operand is a program or pattern, not a path (unless given by an option).
 _PROGRAM_FIRST = {
     "grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD",

@@ -62,3 +62,9 @@ def test_redirection_glued_to_a_word_is_refused(glued: str) -> None:
 )
 def test_plain_continuations_and_quotes_stay_read_only(command: str) -> None:
     assert is_read_only_command(command), command
+
+
+@pytest.mark.parametrize("prefix", ["-", "x", "'-'", "2", "a-"])
+def test_heredoc_operator_glued_to_a_word_is_refused(prefix: str) -> None:
+    # `cat -<<'EOF'`: the grammar spells its `<<` token `-<<` and drops the `-`.
+    assert not is_read_only_command(f"cat {prefix}<<'EOF'\nhello\nEOF")
