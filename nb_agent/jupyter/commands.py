@@ -29,6 +29,7 @@ def status(session: KernelAgentSession) -> None:
     notebook = session.notebook_path()
     lines = [f"nb_agent · permission mode {mode}", *_model_lines(session)]
     lines.append(f"notebook   {notebook or '(unknown: set it with %agent notebook PATH)'}")
+    lines.extend(session.live.status_lines())
     lines.append(f"sessions   {session.sessions_dir()}")
     if engine is None:
         lines.append("session    (none yet: the first %%agent cell starts one; %agent resume continues a saved one)")

@@ -15,6 +15,7 @@ def load_ipython_extension(ipython: Any) -> None:
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)
     transformer.install(ipython)
+    magics.session.live.install()
     close = magics.session.close
     atexit.register(close)
     setattr(ipython, _ATEXIT_ATTR, close)
@@ -22,6 +23,9 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def unload_ipython_extension(ipython: Any) -> None:
     transformer.uninstall(ipython)
+    magics = ipython.magics_manager.registry.get("AgentMagics")
+    if magics is not None:
+        magics.session.live.uninstall()
     close = getattr(ipython, _ATEXIT_ATTR, None)
     if close is not None:
         atexit.unregister(close)

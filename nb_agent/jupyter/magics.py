@@ -60,6 +60,13 @@ class AgentMagics(Magics):
     attach_variables = Bool(
         True, help="Attach a short summary of the user's variables to each prompt."
     ).tag(config=True)
+    live_notebook = Bool(
+        True,
+        help=(
+            "Read and edit the notebook open in JupyterLab / Notebook 7 live, through the nb-agent-live "
+            "extension, when it answers (False: always work on the .ipynb file)."
+        ),
+    ).tag(config=True)
     notebook_path = Unicode("", help="Path of this notebook (default: from the Jupyter server, or %agent notebook).").tag(
         config=True
     )

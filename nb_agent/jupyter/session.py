@@ -43,7 +43,7 @@ NOTEBOOK_PROMPT = """\
 You run inside the user's Jupyter kernel; the user talks to you from %%agent cells.
 - ExecuteCode runs Python in the user's own namespace: variables you create are theirs, and theirs are yours. Use it for data work, plots and checks; keep each call short.
 - InspectVariables lists or describes the user's variables without running code; look before recomputing.
-- NotebookEdit edits cells of a .ipynb file (Read it first). The notebook the user has open must be reloaded in the browser after an edit, so prefer ExecuteCode and answers over editing it.
+- NotebookEdit edits cells of a .ipynb file (Read it first). When the notebook is live (said below), Read shows what the user sees, unsaved edits included, and NotebookEdit changes the open notebook in place by cell id; otherwise the notebook the user has open must be reloaded in the browser after an edit, so prefer ExecuteCode and answers over editing it.
 - The code you run is offered to the user as a new cell below, for reproducibility: write it clean."""
 
 
@@ -70,13 +70,15 @@ def default_tools(bridge: Any) -> list[Any]:
     imports (a broken family is left out with a warning, the rest still work)."""
     from nb_agent.jupyter.tools import kernel_tools
 
+    from nb_agent.jupyter.live.read import with_live_read
+
     tools: list[Any] = list(kernel_tools(bridge))
     for family in (_bash_tools, _file_tools, _tool_search):
         try:
             tools += family()
         except Exception as exc:  # noqa: BLE001
             log.warning("%s unavailable: %s", family.__name__.strip("_"), exc)
-    return tools
+    return with_live_read(tools, bridge.live)
 
 
 def _kill_background_shells(engine: Any) -> None:
@@ -112,6 +114,9 @@ class KernelAgentSession:
         self._explicit_notebook: Path | None = None
         self.cassette: tuple[str, Path] | None = None
         """``%agent cassette``: the path as given, and resolved."""
+        from nb_agent.jupyter.live import LiveNotebook
+
+        self.live = LiveNotebook(shell=shell, resolve_path=_resolve_notebook)
 
     # --- where things are ------------------------------------------------------------------
     def notebook_path(self) -> Path | None:
@@ -155,6 +160,7 @@ class KernelAgentSession:
                 notebook_path=self.notebook_path,
                 live_output=self._live_output,
                 before_blocking=self._flush_view,
+                live=lambda: self.live.current,
             )
         return self._bridge
 
@@ -162,7 +168,14 @@ class KernelAgentSession:
         from nb_agent.prompts import SystemPromptParts
 
         notebook = self.notebook_path()
+        live = self.live.current
+        if live is not None:
+            notebook = live.path or notebook
         dynamic = [f"The user's notebook: {notebook}"] if notebook else []
+        if live is not None:
+            from nb_agent.jupyter.live.read import live_heading
+
+            dynamic.append(live_heading(live).strip())
         return SystemPromptParts(append=NOTEBOOK_PROMPT, dynamic_sections=dynamic)
 
     def _engine_config(self) -> Any:
@@ -365,6 +378,7 @@ class KernelAgentSession:
             if sigint is not None:
                 sigint.install(asyncio.current_task())
             try:
+                await self._start_live()
                 engine = self._prepare(options)
             except Exception as exc:  # noqa: BLE001 - e.g. a broken settings file: said on the view
                 log.debug("could not start the agent", exc_info=True)
@@ -378,6 +392,7 @@ class KernelAgentSession:
                 sigint.remove()
             ticker.cancel()
             restore()
+            self.live.end_run()
         if result is not None:
             interrupted = interrupted or result.subtype == "interrupted"
             if result.is_error and not interrupted and result.error and not _shown(state, result.error):
@@ -469,7 +484,23 @@ class KernelAgentSession:
 
         return restore
 
+    async def _start_live(self) -> None:
+        self.live.enabled = bool(getattr(self.settings, "live_notebook", True))
+        try:
+            await self.live.start_run()
+        except Exception:  # noqa: BLE001 - the page misbehaved: work on the file as before
+            log.debug("live notebook unavailable", exc_info=True)
+            self.live.current = None
+            self.live.mode, self.live.reason = "file", "the live notebook failed to start (see the kernel log)"
+
     def _attachments(self) -> list[Any]:
+        from nb_agent.messages import AttachmentMessage
+
+        live = self.live.current
+        notes = [AttachmentMessage(kind="notebook_changes", content=n) for n in self.live.attachments(live)] if live else []
+        return notes + self._variables_attachment()
+
+    def _variables_attachment(self) -> list[Any]:
         if not self.settings.attach_variables:
             return []
         from nb_agent.jupyter.tools.inspect_variables import variables_summary

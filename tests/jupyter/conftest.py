@@ -135,10 +135,23 @@ class KernelHarness:
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=KERNEL_START_TIMEOUT)
         self.widgets = WidgetTracker()
+        self.observers: list[Callable[[dict[str, Any]], None]] = []
+        """Called with every iopub message read (e.g. a fake live-notebook page)."""
+
+    def _observe(self, message: dict[str, Any]) -> None:
+        self.widgets.feed(message)
+        for observer in list(self.observers):
+            observer(message)
 
     # --- executing ------------------------------------------------------------------------
-    def start(self, code: str) -> Execution:
-        return Execution(msg_id=self.kc.execute(code), started=time.monotonic())
+    def start(self, code: str, *, metadata: dict[str, Any] | None = None) -> Execution:
+        """Send an execute request; ``metadata`` as JupyterLab adds it (``{"cellId": ...}``)."""
+        if metadata is None:
+            return Execution(msg_id=self.kc.execute(code), started=time.monotonic())
+        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False}
+        message = self.kc.session.msg("execute_request", content, metadata=metadata)
+        self.kc.shell_channel.send(message)
+        return Execution(msg_id=message["header"]["msg_id"], started=time.monotonic())
 
     def wait(
         self,
@@ -157,7 +170,7 @@ class KernelHarness:
                 message = self.kc.get_iopub_msg(timeout=min(remaining, 1.0))
             except Exception:  # queue.Empty
                 continue
-            self.widgets.feed(message)
+            self._observe(message)
             if message["parent_header"].get("msg_id") != execution.msg_id:
                 continue
             execution.messages.append(message)
@@ -185,7 +198,7 @@ class KernelHarness:
                 message = self.kc.get_iopub_msg(timeout=0.2)
             except Exception:
                 continue
-            self.widgets.feed(message)
+            self._observe(message)
             if message["parent_header"].get("msg_id") == execution.msg_id:
                 execution.messages.append(message)
 

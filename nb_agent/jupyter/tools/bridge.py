@@ -20,6 +20,9 @@ class KernelBridge:
     """``(tool_name, output_tail)``: shown at once, even while synchronous code runs."""
     before_blocking: Callable[[], None] | None = None
     """Called right before synchronous user code blocks the event loop (flush the view)."""
+    live: Callable[[], Any] = lambda: None
+    """The running ``%%agent`` cell's :class:`~nb_agent.jupyter.live.LiveRun`, when the
+    notebook is edited live through the browser extension (``None``: file mode)."""
 
     def flush_before_blocking(self) -> None:
         if self.before_blocking is not None:

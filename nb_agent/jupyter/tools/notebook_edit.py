@@ -4,7 +4,9 @@ Like Edit, it needs a prior full Read of the notebook (the session's file-state 
 and refuses a notebook that changed on disk since. The result stays valid nbformat,
 cell ids are kept (a new cell gets one when the notebook has ids), and the file is
 written atomically (temp file in the same directory, then ``os.replace``). Editing the
-notebook that is open in the browser warns that it must be reloaded there.
+notebook that is open in the browser warns that it must be reloaded there, unless the
+notebook is live (the ``nb-agent-live`` extension answered): then the edit is applied in the
+page by cell id (:mod:`nb_agent.jupyter.live`) and the file is not touched.
 """
 
 from __future__ import annotations
@@ -273,8 +275,26 @@ class NotebookEdit(Tool[NotebookEditInput]):
 
     async def call(self, input: NotebookEditInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         path = self._path(input.notebook_path, ctx.cwd)
+        live = self.bridge.live() if self.bridge is not None else None
+        if live is not None and live.covers(path):
+            return ToolResult(data=await self._edit_live(live, path, input))
         result = await asyncio.to_thread(self._edit, path, input, ctx.session)
         return ToolResult(data=result)
+
+    async def _edit_live(self, live: Any, path: Path, input: NotebookEditInput) -> NotebookEditResult:
+        from nb_agent.jupyter.live.run import LIVE_NOTE, UNCONFIRMED_NOTE
+
+        cell_id, cell_type, record = await live.notebook_edit(
+            cell_id=input.cell_id, new_source=input.new_source, cell_type=input.cell_type, edit_mode=input.edit_mode
+        )
+        return NotebookEditResult(
+            notebook_path=os.fspath(path),
+            edit_mode=input.edit_mode,
+            cell_id=cell_id,
+            cell_type=cell_type,
+            new_source=input.new_source,
+            note=LIVE_NOTE if record.status == "applied" else UNCONFIRMED_NOTE,
+        )
 
     def _edit(self, path: Path, input: NotebookEditInput, session: ToolSession) -> NotebookEditResult:
         try:

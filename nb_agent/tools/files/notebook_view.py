@@ -45,10 +45,16 @@ def parse_notebook(raw: str) -> dict[str, Any]:
 
 def render_notebook(raw: str) -> tuple[list[ContentBlock], int]:
     """``(content blocks, number of cells)`` for a notebook's JSON text."""
-    notebook = parse_notebook(raw)
+    return render_notebook_dict(parse_notebook(raw))
+
+
+def render_notebook_dict(notebook: dict[str, Any], *, heading: str = "") -> tuple[list[ContentBlock], int]:
+    """``(content blocks, number of cells)`` for a notebook already parsed (v4 shape);
+    ``heading`` is said first (e.g. where the notebook's content comes from)."""
     cells = notebook.get("cells", [])
     language = _language(notebook)
     builder = _BlockBuilder()
+    builder.text(heading)
     builder.text(f"Jupyter notebook: {len(cells)} cells, language {language}.\n")
     for index, cell in enumerate(cells):
         _render_cell(builder, cell, index)

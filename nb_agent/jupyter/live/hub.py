@@ -1,0 +1,234 @@
+"""The kernel's end of the live-notebook comm: one :class:`LiveChannel` per notebook page.
+
+Comm callbacks may run on a kernel subshell's thread (JupyterLab's ``commsOverSubshells``)
+or on the main thread, so every incoming message is handed to the event loop with
+``loop.call_soon_threadsafe`` and all state here is touched on the loop's thread only.
+Nothing waits for the browser unless a page has shown itself: without the extension
+(nbclient, VS Code, a terminal) :meth:`LiveHub.attach_run` returns at once with ``None``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TARGET_NAME
+
+if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
+    from nb_agent.jupyter.live.protocol import Ack, EditMessage, Hello, Snapshot
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_WAIT_S = 2.0
+"""How long a run start waits for its snapshot when a page is connected (it normally is
+already there: it was sent before the execute request)."""
+FIRST_CONTACT_WAIT_S = 0.3
+"""When JupyterLab sent the execute request (it carries ``cellId``) but no page has
+connected yet: how long to wait for a page that opens its comm with this very request."""
+
+
+@dataclass(kw_only=True)
+class LiveChannel:
+    """One page's comm and the latest state it reported."""
+
+    comm: Any
+    comm_id: str
+    hello: Hello
+    snapshot: Snapshot | None = None
+    snapshot_at: float = 0.0
+    closed: bool = False
+    listeners: list[Callable[[Snapshot], None]] = field(default_factory=list)
+
+    def send(self, data: dict[str, Any]) -> None:
+        if not self.closed:
+            self.comm.send(data)
+
+
+class LiveHub:
+    """Every page connected to this kernel, and the futures waiting for their replies."""
+
+    def __init__(self) -> None:
+        self.channels: dict[str, LiveChannel] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.acks: dict[str, Ack] = {}
+        """Every acknowledgement received, by edit id (late ones too: reconciled at run end)."""
+        self._ack_waiters: dict[str, asyncio.Future[Ack]] = {}
+        self._snapshot_waiters: list[tuple[Callable[[LiveChannel, Snapshot], bool], asyncio.Future[tuple[LiveChannel, Snapshot]]]] = []
+        self.registered = False
+        self.last_problem: str | None = None
+
+    # --- setup -------------------------------------------------------------------------------
+    def register(self) -> None:
+        """Register the comm target and say hello to pages already open."""
+        try:
+            from comm import create_comm, get_comm_manager
+        except ImportError as exc:
+            self.last_problem = f"the comm package is missing ({exc})"
+            return
+        try:
+            self.loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            self.loop = None
+        manager = get_comm_manager()
+        manager.register_target(TARGET_NAME, self._on_open)
+        self.registered = True
+        try:
+            hello = create_comm(target_name=HELLO_TARGET_NAME, data={"protocol": PROTOCOL_VERSION})
+            hello.close()
+        except Exception:  # noqa: BLE001 - no frontend to greet (a terminal): nothing to do
+            log.debug("hello comm failed", exc_info=True)
+
+    def unregister(self) -> None:
+        try:
+            from comm import get_comm_manager
+
+            get_comm_manager().unregister_target(TARGET_NAME, self._on_open)
+        except Exception:  # noqa: BLE001
+            pass
+        self.registered = False
+
+    def bind_loop(self) -> None:
+        """Called on the loop's thread at each run start (the kernel's loop)."""
+        self.loop = asyncio.get_running_loop()
+
+    def _to_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            fn(*args)
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop and threading.current_thread() is threading.main_thread():
+            fn(*args)
+        else:
+            loop.call_soon_threadsafe(fn, *args)
+
+    # --- incoming ------------------------------------------------------------------------------
+    def _on_open(self, comm: Any, message: dict[str, Any]) -> None:
+        from nb_agent.jupyter.live.protocol import Hello, parse_incoming
+
+        data = (message.get("content") or {}).get("data") or {}
+        hello = parse_incoming(data)
+        if not isinstance(hello, Hello):
+            hello = Hello()
+        comm.on_msg(lambda msg: self._to_loop(self._on_message, comm.comm_id, (msg.get("content") or {}).get("data")))
+        comm.on_close(lambda _msg: self._to_loop(self._on_close, comm.comm_id))
+        self._to_loop(self._opened, comm, hello)
+
+    def _opened(self, comm: Any, hello: Hello) -> None:
+        channel = LiveChannel(comm=comm, comm_id=comm.comm_id, hello=hello)
+        self.channels[channel.comm_id] = channel
+        if hello.snapshot is not None:
+            self._snapshot(channel, hello.snapshot)
+
+    def _on_close(self, comm_id: str) -> None:
+        channel = self.channels.pop(comm_id, None)
+        if channel is not None:
+            channel.closed = True
+
+    def _on_message(self, comm_id: str, data: Any) -> None:
+        from nb_agent.jupyter.live.protocol import Ack, Snapshot, parse_incoming
+
+        channel = self.channels.get(comm_id)
+        message = parse_incoming(data)
+        if channel is None or message is None:
+            return
+        if isinstance(message, Snapshot):
+            self._snapshot(channel, message)
+        elif isinstance(message, Ack):
+            self.acks[message.edit_id] = message
+            future = self._ack_waiters.pop(message.edit_id, None)
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    def _snapshot(self, channel: LiveChannel, snapshot: Snapshot) -> None:
+        if channel.snapshot is not None and snapshot.seq and snapshot.seq < channel.snapshot.seq:
+            return  # an older one overtaken by a newer (subshell and main shell race)
+        channel.snapshot, channel.snapshot_at = snapshot, time.monotonic()
+        for listener in list(channel.listeners):
+            listener(snapshot)
+        for entry in list(self._snapshot_waiters):
+            matches, future = entry
+            if not future.done() and matches(channel, snapshot):
+                future.set_result((channel, snapshot))
+
+    # --- what a run uses -------------------------------------------------------------------------
+    @property
+    def connected(self) -> list[LiveChannel]:
+        return [c for c in self.channels.values() if not c.closed]
+
+    def _find(self, cell_id: str) -> tuple[LiveChannel, Snapshot] | None:
+        found = [
+            (c, c.snapshot) for c in self.connected if c.snapshot is not None and c.snapshot.executing_cell_id == cell_id
+        ]
+        if not found:
+            return None
+        found.sort(key=lambda pair: pair[0].snapshot_at)
+        return found[-1]  # type: ignore[return-value]
+
+    async def snapshot_for_cell(self, cell_id: str | None) -> tuple[LiveChannel, Snapshot] | None:
+        """The page that runs ``cell_id`` and its snapshot, or ``None`` (no extension)."""
+        if not cell_id:
+            self.last_problem = "the execute request carries no cellId (not JupyterLab / Notebook 7)"
+            return None
+        if not self.registered:
+            return None
+        found = self._find(cell_id)
+        if found is not None:
+            return found
+        wait = SNAPSHOT_WAIT_S if self.connected else FIRST_CONTACT_WAIT_S
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[tuple[LiveChannel, Snapshot]] = loop.create_future()
+        entry = (lambda _c, s: s.executing_cell_id == cell_id, future)
+        self._snapshot_waiters.append(entry)
+        try:
+            return await asyncio.wait_for(future, wait)
+        except asyncio.TimeoutError:
+            self.last_problem = (
+                "no page of this notebook sent its state before the cell ran"
+                if self.connected
+                else "no nb-agent-live extension answered (it is not installed in this JupyterLab, or the frontend is not JupyterLab)"
+            )
+            return None
+        finally:
+            self._snapshot_waiters.remove(entry)
+
+    async def request_snapshot(self, channel: LiveChannel, timeout: float) -> Snapshot | None:
+        """A fresh snapshot from ``channel``'s page, if its reply arrives within ``timeout``."""
+        request_id = uuid.uuid4().hex
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[tuple[LiveChannel, Snapshot]] = loop.create_future()
+        entry = (lambda c, s: c is channel and s.request_id == request_id, future)
+        self._snapshot_waiters.append(entry)
+        try:
+            channel.send({"type": "request_snapshot", "request_id": request_id})
+            _, snapshot = await asyncio.wait_for(future, timeout)
+            return snapshot
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            self._snapshot_waiters.remove(entry)
+
+    async def send_edit(self, channel: LiveChannel, edit: EditMessage, timeout: float) -> Ack | None:
+        """Send ``edit`` and wait up to ``timeout`` for its acknowledgement (``None``: not yet;
+        a later one lands in :attr:`acks`)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Ack] = loop.create_future()
+        self._ack_waiters[edit.edit_id] = future
+        channel.send(edit.model_dump(mode="json"))
+        if timeout <= 0:
+            return None
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            self._ack_waiters.pop(edit.edit_id, None)

@@ -1,0 +1,129 @@
+"""The kernel's live-notebook mode: decides per run whether the agent works on the page's
+live document or, without the extension, on the file as before; says which and why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nb_agent.jupyter.live.hub import LiveHub
+
+if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
+    from nb_agent.jupyter.live.document import LiveDocument
+    from nb_agent.jupyter.live.run import LiveRun
+
+log = logging.getLogger(__name__)
+
+
+def executing_cell_id(shell: Any) -> str | None:
+    """The ``cellId`` JupyterLab puts in the running execute request's metadata."""
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        parent = kernel.get_parent()
+    except Exception:  # noqa: BLE001 - no parent outside a request
+        return None
+    metadata = (parent or {}).get("metadata") or {}
+    value = metadata.get("cellId")
+    return value if isinstance(value, str) and value else None
+
+
+class LiveNotebook:
+    """Per kernel: the comm hub, the current run, and what the agent last saw."""
+
+    def __init__(self, *, shell: Any, resolve_path: Callable[[str], Path]) -> None:
+        self.shell = shell
+        self.resolve_path = resolve_path
+        self.hub = LiveHub()
+        self.enabled = True
+        self.current: LiveRun | None = None
+        self.last: LiveRun | None = None
+        self.mode = "file"
+        self.reason = "no %%agent cell has run yet"
+        self._left: LiveDocument | None = None
+        """The notebook as the agent left it (end of its last live run)."""
+
+    def install(self) -> None:
+        if getattr(self.shell, "kernel", None) is None:
+            self.reason = "not running in a Jupyter kernel"
+            return
+        self.hub.register()
+
+    def uninstall(self) -> None:
+        self.hub.unregister()
+
+    async def start_run(self) -> LiveRun | None:
+        """At a ``%%agent`` cell's start: the live run, or ``None`` (file mode, reason kept)."""
+        self.current = None
+        if not self.enabled:
+            self.mode, self.reason = "file", "turned off (AgentMagics.live_notebook = False)"
+            return None
+        if not self.hub.registered:
+            self.mode, self.reason = "file", self.hub.last_problem or self.reason
+            return None
+        self.hub.bind_loop()
+        found = await self.hub.snapshot_for_cell(executing_cell_id(self.shell))
+        if found is None:
+            self.mode, self.reason = "file", self.hub.last_problem or "no page answered"
+            return None
+        from nb_agent.jupyter.live.document import LiveDocument
+        from nb_agent.jupyter.live.run import LiveRun
+
+        channel, snapshot = found
+        path = self.resolve_path(snapshot.notebook_path) if snapshot.notebook_path else None
+        run = LiveRun(hub=self.hub, channel=channel, document=LiveDocument.from_snapshot(snapshot), path=path)
+        if self._left is not None and self._left.snapshot.notebook_path == snapshot.notebook_path:
+            run.document.seen = dict(self._left.seen)
+            run.document.has_read = self._left.has_read
+        run.start()
+        self.current = run
+        frontend = channel.hello.frontend or "a notebook page"
+        self.mode, self.reason = "live", f"the nb-agent-live extension in {frontend} answered for {snapshot.notebook_path or 'this notebook'}"
+        return run
+
+    def end_run(self) -> None:
+        run = self.current
+        self.current = None
+        if run is None:
+            return
+        try:
+            run.finish()
+        except Exception:  # noqa: BLE001 - the page may be gone
+            log.debug("ending the live run failed", exc_info=True)
+        self.last = run
+        self._left = run.document
+
+    def attachments(self, run: LiveRun) -> list[str]:
+        """Between-turn notes: what the user did since the agent's last turn, and edits of
+        the previous run that the page refused after that run had ended."""
+        from nb_agent.jupyter.live.changes import notebook_changes
+        from nb_agent.jupyter.live.run import describe
+
+        notes = []
+        left = self._left
+        if left is not None and left.snapshot.notebook_path == run.document.snapshot.notebook_path:
+            skip = {run.document.executing_cell_id} if run.document.executing_cell_id else set()
+            changes = notebook_changes(left.cells, run.document.cells, skip=skip)
+            if changes:
+                notes.append(changes)
+        previous = self.last
+        if previous is not None:
+            refused = previous.reconcile()
+            if refused:
+                notes.append("The notebook page refused these edits of your previous turn:\n" + "\n".join(f"- {line}" for line in describe(refused)))
+        return notes
+
+    def status_lines(self) -> list[str]:
+        from nb_agent.jupyter.live.run import describe
+
+        lines = [f"live       {self.mode} — {self.reason}"]
+        pages = len(self.hub.connected)
+        if self.hub.registered:
+            lines.append(f"live pages {pages} connected")
+        if self.last is not None and self.last.edits:
+            lines.append(f"live edits {len(self.last.edits)} (" + "; ".join(describe(self.last.edits)[:3]) + ")")
+        return lines

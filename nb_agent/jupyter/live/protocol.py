@@ -1,0 +1,155 @@
+"""The messages of the live-notebook comm (``labextension/PROTOCOL.md`` describes them).
+
+Browser → kernel: ``snapshot`` (the notebook as the user sees it, sent right before each
+``%%agent`` execute request, on request, and on changes while a run is active) and
+``ack`` (the outcome of applying an edit). Kernel → browser: ``edit`` (operations applied
+in one transaction), ``run`` (a run started or ended), ``request_snapshot`` and ``reveal``.
+Every message is a JSON object with a ``type``; unknown types and fields are ignored so
+either side can be newer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nb_agent.jupyter.live.names import PROTOCOL_VERSION
+
+CellType = Literal["code", "markdown", "raw"]
+ErrorCode = Literal["changed", "editing", "running", "missing", "invalid", "no_notebook"]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class LiveCell(_Message):
+    """One cell as the page shows it (``source`` includes unsaved edits)."""
+
+    id: str
+    cell_type: CellType = "code"
+    source: str = ""
+    execution_count: int | None = None
+    outputs: list[dict[str, Any]] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    running: bool = False
+    """Queued or executing in the kernel right now."""
+
+
+class Snapshot(_Message):
+    type: Literal["snapshot"] = "snapshot"
+    seq: int = 0
+    """Increases with every snapshot a page sends."""
+    reason: Literal["execute", "request", "change", "open"] = "execute"
+    request_id: str | None = None
+    notebook_path: str = ""
+    """The notebook's path relative to the server's root (``context.path``)."""
+    executing_cell_id: str | None = None
+    """The ``%%agent`` cell whose execute request follows this snapshot."""
+    active_cell_id: str | None = None
+    editing_cell_id: str | None = None
+    """The cell whose editor has the keyboard focus (the user is typing there)."""
+    dirty: bool = False
+    nbformat: int = 4
+    nbformat_minor: int = 5
+    language: str = "python"
+    cells: list[LiveCell] = Field(default_factory=list)
+    omitted_outputs: int = 0
+    """Outputs the page left out to keep the snapshot small."""
+
+
+class AckError(_Message):
+    code: ErrorCode
+    message: str = ""
+    cell_id: str | None = None
+
+
+class Ack(_Message):
+    type: Literal["ack"] = "ack"
+    edit_id: str
+    ok: bool
+    error: AckError | None = None
+
+
+class Hello(_Message):
+    """The data of the comm_open a page sends."""
+
+    type: Literal["hello"] = "hello"
+    protocol: int = PROTOCOL_VERSION
+    frontend: str = ""
+    notebook_path: str = ""
+    snapshot: Snapshot | None = None
+
+
+# --- kernel → browser -------------------------------------------------------------------------
+
+
+class NewCell(_Message):
+    id: str
+    cell_type: CellType
+    source: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    outputs: list[dict[str, Any]] = Field(default_factory=list)
+    execution_count: int | None = None
+
+
+class ReplaceOp(_Message):
+    op: Literal["replace"] = "replace"
+    cell_id: str
+    source: str
+    cell_type: CellType | None = None
+    expected_source: str | None = None
+    """The source the agent last saw; the page refuses the edit when it differs."""
+
+
+class InsertOp(_Message):
+    op: Literal["insert"] = "insert"
+    after_cell_id: str | None
+    """``None``: at the top."""
+    cell: NewCell
+
+
+class DeleteOp(_Message):
+    op: Literal["delete"] = "delete"
+    cell_id: str
+    expected_source: str | None = None
+
+
+class MoveOp(_Message):
+    op: Literal["move"] = "move"
+    cell_id: str
+    after_cell_id: str | None
+
+
+class SetOutputsOp(_Message):
+    op: Literal["set_outputs"] = "set_outputs"
+    cell_id: str
+    outputs: list[dict[str, Any]]
+    execution_count: int | None = None
+
+
+EditOp = ReplaceOp | InsertOp | DeleteOp | MoveOp | SetOutputsOp
+
+
+class EditMessage(_Message):
+    type: Literal["edit"] = "edit"
+    edit_id: str
+    run_id: str | None = None
+    ops: list[EditOp]
+    guard_cell_ids: list[str] = Field(default_factory=list)
+    """Cells the edit must not touch while they run (the ``%%agent`` cell)."""
+
+
+def parse_incoming(data: Any) -> Snapshot | Ack | Hello | None:
+    """A browser → kernel message, or ``None`` when it is not one we know."""
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("type")
+    model: type[Snapshot] | type[Ack] | type[Hello] | None = {"snapshot": Snapshot, "ack": Ack, "hello": Hello}.get(kind)  # type: ignore[arg-type]
+    if model is None:
+        return None
+    try:
+        return model.model_validate(data)
+    except ValueError:
+        return None

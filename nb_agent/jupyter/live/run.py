@@ -1,0 +1,234 @@
+"""One ``%%agent`` run against the live notebook: Read from the page's snapshot, edits sent
+to the page that runs the cell, acknowledgements used when they arrive in time.
+
+An edit is checked against the kernel's view first (refused at once when the user changed
+the cell, is typing in it, or it runs), then sent. When the page's reply comes within
+``ack_timeout`` the tool reports the page's verdict; when it does not (a kernel that only
+handles the reply after the cell), the edit is reported as sent and reconciled at the end
+of the run or at the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from nb_agent.jupyter.live.document import (
+    LiveDocument,
+    LiveEditRefused,
+    changed_message,
+    editing_message,
+    not_read_message,
+    running_message,
+)
+from nb_agent.jupyter.live.hub import LiveChannel, LiveHub
+from nb_agent.jupyter.live.protocol import Ack, DeleteOp, EditMessage, EditOp, InsertOp, MoveOp, NewCell, ReplaceOp, Snapshot
+
+ACK_TIMEOUT_S = 2.0
+LIVE_NOTE = "Applied live in the notebook open in the user's browser (not saved: saving stays the user's)."
+UNCONFIRMED_NOTE = (
+    "Sent to the notebook open in the user's browser; the page has not confirmed it yet "
+    "(it will be checked when this run ends)."
+)
+
+EditStatus = Literal["applied", "sent", "refused"]
+
+
+def new_cell_id() -> str:
+    return uuid.uuid4().hex[:8]
+
+
+@dataclass(kw_only=True)
+class EditRecord:
+    """One agent edit of the live notebook, for the run's card, revert and reconciliation."""
+
+    edit_id: str
+    summary: str
+    cell_id: str | None
+    ops: list[EditOp]
+    inverse: list[EditOp]
+    status: EditStatus = "sent"
+    error: str | None = None
+
+
+def refusal_message(ack: Ack) -> str:
+    error = ack.error
+    if error is None:
+        return "The notebook page refused the edit."
+    cell_id = error.cell_id or "?"
+    if error.code == "changed":
+        return changed_message(cell_id)
+    if error.code == "editing":
+        return editing_message(cell_id)
+    if error.code == "running":
+        return running_message(cell_id, executing=False)
+    return f"The notebook page refused the edit: {error.message}"
+
+
+@dataclass(kw_only=True)
+class LiveRun:
+    hub: LiveHub
+    channel: LiveChannel
+    document: LiveDocument
+    path: Path | None
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    ack_timeout: float = ACK_TIMEOUT_S
+    edits: list[EditRecord] = field(default_factory=list)
+    acks_arrive: bool = True
+    """False once an acknowledgement missed its timeout: later edits do not wait."""
+
+    def start(self) -> None:
+        self.channel.listeners.append(self._on_snapshot)
+        self.channel.send({"type": "run", "phase": "start", "run_id": self.run_id, "cell_id": self.document.executing_cell_id})
+
+    def _on_snapshot(self, snapshot: Snapshot) -> None:
+        if snapshot.reason in ("change", "request"):
+            self.document.update(snapshot)
+            for record in self.edits:  # edits the page had not applied yet when it took the snapshot
+                if record.status == "sent" and record.edit_id not in self.hub.acks:
+                    for op in record.ops:
+                        try:
+                            self.document.apply(op)
+                        except Exception:  # noqa: BLE001 - the page will report it
+                            pass
+
+    def finish(self) -> None:
+        if self._on_snapshot in self.channel.listeners:
+            self.channel.listeners.remove(self._on_snapshot)
+        self.channel.send({"type": "run", "phase": "end", "run_id": self.run_id})
+        self.reconcile()
+
+    def reconcile(self) -> list[EditRecord]:
+        """Apply the acknowledgements that arrived late; returns the edits refused by them."""
+        refused = []
+        for record in self.edits:
+            ack = self.hub.acks.get(record.edit_id)
+            if record.status != "sent" or ack is None:
+                continue
+            if ack.ok:
+                record.status = "applied"
+            else:
+                record.status, record.error = "refused", refusal_message(ack)
+                refused.append(record)
+        return refused
+
+    # --- what the tools call -----------------------------------------------------------------
+    def covers(self, path: Path) -> bool:
+        if self.path is None:
+            return False
+        try:
+            return os.path.realpath(path) == os.path.realpath(self.path)
+        except OSError:
+            return False
+
+    def shown_path(self) -> str:
+        return os.fspath(self.path) if self.path is not None else self.document.snapshot.notebook_path
+
+    async def send(self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp]) -> EditRecord:
+        """Send ``ops`` as one transaction; raises :class:`LiveEditRefused` on a refusal."""
+        edit = EditMessage(
+            edit_id=uuid.uuid4().hex,
+            run_id=self.run_id,
+            ops=ops,
+            guard_cell_ids=[self.document.executing_cell_id] if self.document.executing_cell_id else [],
+        )
+        record = EditRecord(edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse)
+        ack = await self.hub.send_edit(self.channel, edit, self.ack_timeout if self.acks_arrive else 0)
+        if ack is None:
+            self.acks_arrive = False
+        elif not ack.ok:
+            record.status, record.error = "refused", refusal_message(ack)
+            self.edits.append(record)
+            raise LiveEditRefused(record.error)
+        else:
+            record.status = "applied"
+        for op in ops:
+            self.document.apply(op)
+        self.edits.append(record)
+        return record
+
+    async def notebook_edit(self, *, cell_id: str | None, new_source: str, cell_type: str | None, edit_mode: str) -> tuple[str, str, EditRecord]:
+        """NotebookEdit's three modes; returns ``(cell id, cell type, record)``."""
+        document = self.document
+        if not document.has_read:
+            raise LiveEditRefused(not_read_message(self.shown_path()))
+        if edit_mode == "insert":
+            assert cell_type is not None
+            after = document.cell(cell_id).id if cell_id else None
+            new = NewCell(id=new_cell_id(), cell_type=cell_type, source=new_source)  # type: ignore[arg-type]
+            record = await self.send(
+                [InsertOp(after_cell_id=after, cell=new)],
+                summary=f"inserted {cell_type} cell {new.id}",
+                cell_id=new.id,
+                inverse=[DeleteOp(cell_id=new.id, expected_source=new_source)],
+            )
+            return new.id, cell_type, record
+        assert cell_id is not None
+        cell = document.cell(cell_id)
+        document.check_writable(cell.id)
+        if edit_mode == "delete":
+            index = document.index(cell.id)
+            before = document.cells[index - 1].id if index > 0 else None
+            restored = NewCell(
+                id=cell.id, cell_type=cell.cell_type, source=cell.source, metadata=cell.metadata,
+                outputs=cell.outputs, execution_count=cell.execution_count,
+            )  # fmt: skip
+            record = await self.send(
+                [DeleteOp(cell_id=cell.id, expected_source=cell.source)],
+                summary=f"deleted cell {cell.id}",
+                cell_id=cell.id,
+                inverse=[InsertOp(after_cell_id=before, cell=restored)],
+            )
+            return cell.id, cell.cell_type, record
+        target_type = cell_type or cell.cell_type
+        record = await self.send(
+            [ReplaceOp(cell_id=cell.id, source=new_source, cell_type=target_type, expected_source=cell.source)],  # type: ignore[arg-type]
+            summary=f"replaced cell {cell.id}",
+            cell_id=cell.id,
+            inverse=[ReplaceOp(cell_id=cell.id, source=cell.source, cell_type=cell.cell_type, expected_source=new_source)],
+        )
+        return cell.id, target_type, record
+
+    async def move(self, *, cell_id: str, after_cell_id: str | None) -> EditRecord:
+        document = self.document
+        cell = document.cell(cell_id)
+        if cell.id == document.executing_cell_id:
+            raise LiveEditRefused(running_message(cell.id, executing=True))
+        index = document.index(cell.id)
+        before = document.cells[index - 1].id if index > 0 else None
+        after = document.cell(after_cell_id).id if after_cell_id else None
+        return await self.send(
+            [MoveOp(cell_id=cell.id, after_cell_id=after)],
+            summary=f"moved cell {cell.id}",
+            cell_id=cell.id,
+            inverse=[MoveOp(cell_id=cell.id, after_cell_id=before)],
+        )
+
+    async def refresh(self) -> None:
+        """Ask the page for its current state (used when its replies arrive mid-run)."""
+        if not self.acks_arrive:
+            return
+        snapshot = await self.hub.request_snapshot(self.channel, self.ack_timeout)
+        if snapshot is None:
+            self.acks_arrive = False
+
+
+def revert_ops(records: list[EditRecord]) -> list[EditOp]:
+    """The inverse of every applied (or unconfirmed) edit, newest first: one transaction."""
+    ops: list[EditOp] = []
+    for record in reversed(records):
+        if record.status != "refused":
+            ops.extend(record.inverse)
+    return ops
+
+
+def describe(records: list[EditRecord]) -> list[str]:
+    shown = {"applied": "applied", "sent": "sent, not confirmed", "refused": "refused"}
+    return [f"{r.summary} — {shown[r.status]}" + (f": {r.error}" if r.error else "") for r in records]
+
+
+def ack_summary(records: list[EditRecord]) -> dict[str, Any]:
+    return {status: sum(1 for r in records if r.status == status) for status in ("applied", "sent", "refused")}

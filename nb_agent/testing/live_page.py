@@ -1,0 +1,191 @@
+"""A fake notebook page for the live-notebook comm (``labextension/PROTOCOL.md``).
+
+It speaks the protocol over a real kernel connection (a ``jupyter_client`` client): opens
+its comm, sends snapshots before ``%%agent`` cells, applies the kernel's edits to its own
+cells with the same checks as the extension, and acknowledges them (at once, or later when
+``defer_acks`` is set, as a kernel that handles browser messages only after the cell would).
+Feed it every iopub message the test reads (:meth:`feed`).
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+TARGET_NAME = "nb_agent.live"
+
+
+class _Refused(Exception):
+    def __init__(self, code: str, cell_id: str | None, message: str) -> None:
+        super().__init__(message)
+        self.detail = {"code": code, "cell_id": cell_id, "message": message}
+
+
+def cell(source: str, *, cell_type: str = "code", id: str | None = None, execution_count: int | None = None, outputs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A cell as a page reports it."""
+    return {
+        "id": id or uuid.uuid4().hex[:8],
+        "cell_type": cell_type,
+        "source": source,
+        "execution_count": execution_count,
+        "outputs": outputs or [],
+        "metadata": {},
+        "running": False,
+    }
+
+
+@dataclass
+class FakeLivePage:
+    client: Any
+    """A started ``jupyter_client`` kernel client."""
+    notebook_path: str
+    cells: list[dict[str, Any]]
+    frontend: str = "fake page"
+    comm_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    editing_cell_id: str | None = None
+    defer_acks: bool = False
+    applied: list[str] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    received: list[dict[str, Any]] = field(default_factory=list)
+    run_active: bool = False
+    _seq: int = 0
+    _held: list[dict[str, Any]] = field(default_factory=list)
+
+    # --- sending ----------------------------------------------------------------------------
+    def _send(self, msg_type: str, content: dict[str, Any]) -> None:
+        self.client.shell_channel.send(self.client.session.msg(msg_type, content))
+
+    def snapshot(self, reason: str = "execute", executing_cell_id: str | None = None, request_id: str | None = None) -> dict[str, Any]:
+        self._seq += 1
+        return {
+            "type": "snapshot",
+            "seq": self._seq,
+            "reason": reason,
+            "request_id": request_id,
+            "notebook_path": self.notebook_path,
+            "executing_cell_id": executing_cell_id,
+            "active_cell_id": executing_cell_id,
+            "editing_cell_id": self.editing_cell_id,
+            "dirty": True,
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "language": "python",
+            "cells": copy.deepcopy(self.cells),
+        }
+
+    def open(self, *, executing_cell_id: str | None = None) -> None:
+        hello = {"type": "hello", "protocol": 1, "frontend": self.frontend, "notebook_path": self.notebook_path}
+        hello["snapshot"] = self.snapshot("execute" if executing_cell_id else "open", executing_cell_id)
+        self._send("comm_open", {"comm_id": self.comm_id, "target_name": TARGET_NAME, "data": hello})
+
+    def before_agent_cell(self, cell_id: str) -> None:
+        """What the extension does right before the execute request of a ``%%agent`` cell."""
+        self.send(self.snapshot("execute", cell_id))
+
+    def send(self, data: dict[str, Any]) -> None:
+        self._send("comm_msg", {"comm_id": self.comm_id, "data": data})
+
+    def user_edits(self, cell_id: str, source: str) -> None:
+        """The user changes a cell (and, during a run, the page reports it)."""
+        self.find(cell_id)["source"] = source
+        if self.run_active:
+            self.send(self.snapshot("change"))
+
+    def flush_acks(self) -> None:
+        held, self._held = self._held, []
+        for ack in held:
+            self.send(ack)
+
+    # --- receiving ----------------------------------------------------------------------------
+    def feed(self, message: dict[str, Any]) -> None:
+        if message.get("msg_type") != "comm_msg" or message["content"].get("comm_id") != self.comm_id:
+            return
+        data = message["content"].get("data") or {}
+        self.received.append(data)
+        kind = data.get("type")
+        if kind == "edit":
+            self._on_edit(data)
+        elif kind == "run":
+            self.run_active = data.get("phase") == "start"
+        elif kind == "request_snapshot" and not self.defer_acks:
+            self.send(self.snapshot("request", request_id=data.get("request_id")))
+
+    def _on_edit(self, edit: dict[str, Any]) -> None:
+        try:
+            self._check(edit)
+        except _Refused as refused:
+            self.refused.append(refused.detail)
+            ack = {"type": "ack", "edit_id": edit["edit_id"], "ok": False, "error": refused.detail}
+        else:
+            for op in edit["ops"]:
+                self._apply(op)
+            self.applied.append(edit["edit_id"])
+            ack = {"type": "ack", "edit_id": edit["edit_id"], "ok": True, "error": None}
+        if self.defer_acks:
+            self._held.append(ack)
+        else:
+            self.send(ack)
+
+    # --- the document -------------------------------------------------------------------------
+    def ids(self) -> list[str]:
+        return [c["id"] for c in self.cells]
+
+    def find(self, cell_id: str) -> dict[str, Any]:
+        return next(c for c in self.cells if c["id"] == cell_id)
+
+    def _index(self, ids: list[str], cell_id: str) -> int:
+        if cell_id not in ids:
+            raise _Refused("missing", cell_id, f"Cell {cell_id} is not in the notebook.")
+        return ids.index(cell_id)
+
+    def _check(self, edit: dict[str, Any]) -> None:
+        ids = self.ids()
+        guarded = set(edit.get("guard_cell_ids") or [])
+        for op in edit["ops"]:
+            kind = op["op"]
+            if kind == "insert":
+                at = 0 if op["after_cell_id"] is None else self._index(ids, op["after_cell_id"]) + 1
+                ids.insert(at, op["cell"]["id"])
+                continue
+            index = self._index(ids, op["cell_id"])
+            if op["cell_id"] in self.ids():
+                current = self.find(op["cell_id"])
+                if op["cell_id"] in guarded or current.get("running"):
+                    raise _Refused("running", op["cell_id"], f"Cell {op['cell_id']} is running.")
+                if kind in ("replace", "delete"):
+                    if self.editing_cell_id == op["cell_id"]:
+                        raise _Refused("editing", op["cell_id"], "The user is editing it.")
+                    expected = op.get("expected_source")
+                    if isinstance(expected, str) and current["source"] != expected:
+                        raise _Refused("changed", op["cell_id"], "Changed since read.")
+            if kind == "delete":
+                ids.pop(index)
+            elif kind == "move":
+                ids.pop(index)
+                ids.insert(0 if op["after_cell_id"] is None else self._index(ids, op["after_cell_id"]) + 1, op["cell_id"])
+
+    def _apply(self, op: dict[str, Any]) -> None:
+        kind = op["op"]
+        if kind == "replace":
+            target = self.find(op["cell_id"])
+            target["source"] = op["source"]
+            target["cell_type"] = op.get("cell_type") or target["cell_type"]
+            target["outputs"], target["execution_count"] = [], None
+        elif kind == "insert":
+            new = cell(op["cell"]["source"], cell_type=op["cell"]["cell_type"], id=op["cell"]["id"])
+            new["metadata"] = op["cell"].get("metadata") or {}
+            new["outputs"] = op["cell"].get("outputs") or []
+            new["execution_count"] = op["cell"].get("execution_count")
+            at = 0 if op["after_cell_id"] is None else self.ids().index(op["after_cell_id"]) + 1
+            self.cells.insert(at, new)
+        elif kind == "delete":
+            self.cells.pop(self.ids().index(op["cell_id"]))
+        elif kind == "move":
+            moved = self.cells.pop(self.ids().index(op["cell_id"]))
+            at = 0 if op["after_cell_id"] is None else self.ids().index(op["after_cell_id"]) + 1
+            self.cells.insert(at, moved)
+        elif kind == "set_outputs":
+            target = self.find(op["cell_id"])
+            target["outputs"], target["execution_count"] = op.get("outputs") or [], op.get("execution_count")

@@ -1,0 +1,110 @@
+"""NotebookEdit and Read on the live notebook, through a fake page over real comm messages."""
+
+from __future__ import annotations
+
+from nb_agent.testing import Reply, text, tool_use
+
+from .conftest import UNSAVED, tool_results
+
+
+def test_read_shows_unsaved_text_and_edits_apply_live_without_writing_the_file(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    b = case.cells[1]["id"]
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 42"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "# Notes", "cell_type": "markdown", "edit_mode": "insert"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": case.cells[0]["id"], "edit_mode": "delete"})]),
+        Reply(content=[text("Done.")]),
+    )
+    run = case.run_agent(page, "tidy the cell above")
+    assert run.status == "ok", run.errors
+    requests = requests_since()
+    (read_result,) = tool_results(requests[1])
+    assert UNSAVED in read_result and "live notebook open in the user's browser" in read_result
+    assert f"The %%agent cell running now is {case.agent_id}" in read_result
+    assert "Applied live" in tool_results(requests[2])[0]
+    # the page has the agent's edits, each applied once, and the file was not written
+    assert [c["source"] for c in page.cells] == ["x = 42", "# Notes", "%%agent --permission-mode acceptEdits\ntidy the cell above"]
+    assert page.cells[1]["cell_type"] == "markdown"
+    assert len(page.applied) == 3 and not page.refused
+    assert case.path.read_bytes() == case.saved
+    status = kernel.run("%agent status").stdout
+    assert "live       live" in status and "fake page" in status
+
+
+def test_edit_of_a_cell_the_user_changed_after_the_read_is_refused(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    b = case.cells[1]["id"]
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
+        # slow enough for the user to type in between
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 0"})], stream_duration=1.5),
+        Reply(content=[text("I'll read again.")]),
+    )
+    start = len(kernel.server.requests)
+    run = case.start_agent(page, "change x")
+    case.when_model_called(run, 2, start)
+    page.user_edits(b, "x = 'the user again'")
+    kernel.wait(run)
+    assert run.status == "ok", run.errors
+    (result,) = tool_results(requests_since()[2])
+    assert "changed since you last read the notebook" in result and "Read the notebook again" in result
+    assert page.find(b)["source"] == "x = 'the user again'"
+
+
+def test_the_page_refuses_when_the_kernel_did_not_hear_of_the_change(live_case, requests_since):
+    """The user's change never reached the kernel (no change snapshot): the page's own check refuses."""
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    b = case.cells[1]["id"]
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 0"})], stream_duration=1.0),
+        Reply(content=[text("ok")]),
+    )
+    start = len(kernel.server.requests)
+    run = case.start_agent(page, "change x")
+    case.when_model_called(run, 2, start)
+    page.find(b)["source"] = "x = 'typed silently'"  # no snapshot sent
+    kernel.wait(run)
+    (result,) = tool_results(requests_since()[2])
+    assert "changed since you last read" in result
+    assert page.refused and page.refused[0]["code"] == "changed"
+    assert page.find(b)["source"] == "x = 'typed silently'"
+
+
+def test_the_cell_being_edited_and_the_running_cell_are_refused(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    a, b = case.cells[0]["id"], case.cells[1]["id"]
+    page.editing_cell_id = a
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": a, "new_source": "import os"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": case.agent_id, "new_source": "oops"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "edit_mode": "delete"})]),
+        Reply(content=[text("ok")]),
+    )
+    run = case.run_agent(page, "edit things")
+    assert run.status == "ok", run.errors
+    requests = requests_since()
+    assert "is editing cell" in tool_results(requests[2])[0]
+    assert "running you" in tool_results(requests[3])[0]
+    assert "Deleted cell" in tool_results(requests[4])[0]
+    assert page.find(a)["source"] == "import math" and b not in page.ids()
+
+
+def test_edit_before_read_asks_for_a_read(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    kernel.server.script.add(
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": case.cells[0]["id"], "new_source": "y"})]),
+        Reply(content=[text("ok")]),
+    )
+    run = case.run_agent(page, "edit without reading")
+    assert run.status == "ok", run.errors
+    assert "Read the notebook" in tool_results(requests_since()[1])[0]
+    assert page.cells[0]["source"] == "import math" and not page.applied
