@@ -1,0 +1,209 @@
+/**
+ * Applying the kernel's edit operations to the notebook's shared model: every operation
+ * is checked first, then all are applied in one transaction (one undo step), or none.
+ */
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { ICodeCellModel } from '@jupyterlab/cells';
+import { editingCellId } from './snapshot';
+
+type JSONObject = { [key: string]: any };
+
+export interface IAckError {
+  code: 'changed' | 'editing' | 'running' | 'missing' | 'invalid' | 'no_notebook';
+  message: string;
+  cell_id?: string | null;
+}
+
+class EditRefused extends Error {
+  constructor(readonly detail: IAckError) {
+    super(detail.message);
+  }
+}
+
+function refuse(
+  code: IAckError['code'],
+  cellId: string | null,
+  message: string
+): never {
+  throw new EditRefused({ code, cell_id: cellId, message });
+}
+
+/** Cell ids in order, after the operations checked so far. */
+class Plan {
+  ids: string[];
+  constructor(readonly panel: NotebookPanel) {
+    this.ids = panel.model!.sharedModel.cells.map(c => c.getId());
+  }
+
+  index(cellId: string): number {
+    const index = this.ids.indexOf(cellId);
+    if (index < 0) {
+      refuse('missing', cellId, `Cell ${cellId} is not in the notebook.`);
+    }
+    return index;
+  }
+
+  after(cellId: string | null): number {
+    return cellId === null ? 0 : this.index(cellId) + 1;
+  }
+}
+
+function checkWritable(
+  panel: NotebookPanel,
+  op: JSONObject,
+  guarded: Set<string>
+): void {
+  const cellId = op.cell_id as string;
+  const model = panel.model!;
+  const shared = model.sharedModel;
+  const index = shared.cells.findIndex(c => c.getId() === cellId);
+  if (index < 0) {
+    return; // a cell inserted by an earlier op of this same edit
+  }
+  const cellModel = model.cells.get(index) as ICodeCellModel;
+  if (guarded.has(cellId) || cellModel.executionState === 'running') {
+    refuse('running', cellId, `Cell ${cellId} is running.`);
+  }
+  if (editingCellId(panel) === cellId) {
+    refuse('editing', cellId, `The user is editing cell ${cellId} right now.`);
+  }
+  const expected = op.expected_source;
+  if (
+    typeof expected === 'string' &&
+    shared.cells[index].getSource() !== expected
+  ) {
+    refuse(
+      'changed',
+      cellId,
+      `Cell ${cellId} changed since the agent last read it.`
+    );
+  }
+}
+
+function check(panel: NotebookPanel, edit: JSONObject): void {
+  const plan = new Plan(panel);
+  const guarded = new Set<string>(edit.guard_cell_ids ?? []);
+  for (const op of edit.ops as JSONObject[]) {
+    switch (op.op) {
+      case 'replace':
+      case 'delete':
+      case 'set_outputs':
+      case 'move': {
+        const index = plan.index(op.cell_id);
+        if (op.op !== 'move' && op.op !== 'set_outputs') {
+          checkWritable(panel, op, guarded);
+        } else if (guarded.has(op.cell_id)) {
+          refuse('running', op.cell_id, `Cell ${op.cell_id} is running.`);
+        }
+        if (op.op === 'delete') {
+          plan.ids.splice(index, 1);
+        } else if (op.op === 'move') {
+          const [moved] = plan.ids.splice(index, 1);
+          plan.ids.splice(plan.after(op.after_cell_id), 0, moved);
+        }
+        break;
+      }
+      case 'insert': {
+        if (plan.ids.includes(op.cell.id)) {
+          refuse('invalid', op.cell.id, `Cell id ${op.cell.id} already exists.`);
+        }
+        plan.ids.splice(plan.after(op.after_cell_id), 0, op.cell.id);
+        break;
+      }
+      default:
+        refuse('invalid', null, `Unknown operation ${op.op}.`);
+    }
+  }
+}
+
+function indexOf(panel: NotebookPanel, cellId: string): number {
+  return panel.model!.sharedModel.cells.findIndex(c => c.getId() === cellId);
+}
+
+function newCell(cell: JSONObject): JSONObject {
+  const json: JSONObject = {
+    id: cell.id,
+    cell_type: cell.cell_type,
+    source: cell.source,
+    metadata: cell.metadata ?? {}
+  };
+  if (cell.cell_type === 'code') {
+    json.outputs = cell.outputs ?? [];
+    json.execution_count = cell.execution_count ?? null;
+  }
+  return json;
+}
+
+function applyOne(panel: NotebookPanel, op: JSONObject): void {
+  const shared = panel.model!.sharedModel;
+  switch (op.op) {
+    case 'replace': {
+      const index = indexOf(panel, op.cell_id);
+      const cell = shared.cells[index];
+      if (op.cell_type && op.cell_type !== cell.cell_type) {
+        const metadata = cell.getMetadata();
+        shared.deleteCell(index);
+        shared.insertCell(
+          index,
+          newCell({ id: op.cell_id, cell_type: op.cell_type, source: op.source, metadata }) as any
+        );
+      } else {
+        cell.setSource(op.source);
+        if (cell.cell_type === 'code') {
+          (cell as any).setOutputs([]);
+          (cell as any).execution_count = null;
+        }
+      }
+      break;
+    }
+    case 'insert': {
+      const at = op.after_cell_id === null ? 0 : indexOf(panel, op.after_cell_id) + 1;
+      shared.insertCell(at, newCell(op.cell) as any);
+      break;
+    }
+    case 'delete':
+      shared.deleteCell(indexOf(panel, op.cell_id));
+      break;
+    case 'move': {
+      const from = indexOf(panel, op.cell_id);
+      const cell = shared.cells[from].toJSON();
+      shared.deleteCell(from);
+      const at = op.after_cell_id === null ? 0 : indexOf(panel, op.after_cell_id) + 1;
+      shared.insertCell(at, cell as any);
+      break;
+    }
+    case 'set_outputs': {
+      const cell = shared.cells[indexOf(panel, op.cell_id)] as any;
+      cell.setOutputs(op.outputs ?? []);
+      cell.execution_count = op.execution_count ?? null;
+      break;
+    }
+  }
+}
+
+/** Check, then apply in one transaction. Returns the refusal, or null when applied. */
+export function applyEdit(
+  panel: NotebookPanel,
+  edit: JSONObject
+): IAckError | null {
+  if (!panel.model) {
+    return { code: 'no_notebook', message: 'The notebook is not loaded.' };
+  }
+  try {
+    check(panel, edit);
+  } catch (error) {
+    if (error instanceof EditRefused) {
+      return error.detail;
+    }
+    throw error;
+  }
+  const shared = panel.model.sharedModel;
+  shared.transact(() => {
+    for (const op of edit.ops as JSONObject[]) {
+      applyOne(panel, op);
+    }
+  });
+  // One agent edit = one step of the notebook's undo, never merged with the user's typing.
+  (shared as any).undoManager?.stopCapturing();
+  return null;
+}

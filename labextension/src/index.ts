@@ -1,0 +1,53 @@
+/**
+ * nb_agent's live notebook: one kernel comm per open notebook page, through which the
+ * agent in the kernel sees the notebook as the user sees it (unsaved edits included)
+ * and edits it by cell id. The messages are described in ../PROTOCOL.md.
+ */
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import {
+  INotebookTracker,
+  NotebookActions,
+  NotebookPanel,
+  Notebook
+} from '@jupyterlab/notebook';
+import { Cell } from '@jupyterlab/cells';
+import { LivePage } from './page';
+
+const PLUGIN_ID = 'nb-agent-live:plugin';
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description:
+    'Lets the nb_agent kernel extension read and edit the open notebook live.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
+    const pages = new Map<Notebook, LivePage>();
+    const attach = (panel: NotebookPanel): void => {
+      const page = new LivePage(panel);
+      pages.set(panel.content, page);
+      panel.disposed.connect(() => {
+        pages.delete(panel.content);
+        page.dispose();
+      });
+    };
+    tracker.forEach(attach);
+    tracker.widgetAdded.connect((_, panel) => attach(panel));
+    // Runs synchronously right before the cell's execute request is sent, so the
+    // snapshot is ahead of it on the same websocket.
+    NotebookActions.executionScheduled.connect(
+      (_, args: { notebook: Notebook; cell: Cell }) => {
+        const page = pages.get(args.notebook);
+        if (page && LivePage.isAgentCell(args.cell)) {
+          page.beforeAgentCell(args.cell.model.id);
+        }
+      }
+    );
+    (window as any).nbAgentLive = { pages, version: 1 };
+  }
+};
+
+export default plugin;

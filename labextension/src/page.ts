@@ -1,0 +1,192 @@
+/**
+ * One notebook page's channel to its kernel: the page opens its own comm (so a message
+ * the kernel sends on it is handled by this page only, even with several pages on one
+ * notebook), sends snapshots, applies edits and acknowledges them.
+ */
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { Cell } from '@jupyterlab/cells';
+import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { applyEdit } from './edits';
+import { takeSnapshot } from './snapshot';
+
+export const TARGET_NAME = 'nb_agent.live';
+export const HELLO_TARGET_NAME = 'nb_agent.live.hello';
+export const PROTOCOL_VERSION = 1;
+const CHANGE_DEBOUNCE_MS = 250;
+const AGENT_CELL = /^\s*%%agent(\s|$)/;
+
+type JSONObject = { [key: string]: any };
+
+export class LivePage {
+  private comm: Kernel.IComm | null = null;
+  private kernel: Kernel.IKernelConnection | null = null;
+  private seq = 0;
+  private runActive = false;
+  private changeTimer: number | null = null;
+  private disposed = false;
+  /** Kernel messages handled, for the browser tests (edit ids applied here). */
+  readonly applied: string[] = [];
+
+  constructor(readonly panel: NotebookPanel) {
+    const session = panel.sessionContext;
+    session.kernelChanged.connect(() => this.connectKernel());
+    session.ready.then(() => this.connectKernel()).catch(() => undefined);
+    panel.context.ready
+      .then(() => {
+        panel.model?.contentChanged.connect(() => this.contentChanged());
+      })
+      .catch(() => undefined);
+  }
+
+  static isAgentCell(cell: Cell): boolean {
+    return (
+      cell.model.type === 'code' && AGENT_CELL.test(cell.model.sharedModel.getSource())
+    );
+  }
+
+  get isOpen(): boolean {
+    return this.comm !== null && !this.comm.isDisposed;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.closeComm();
+  }
+
+  /** The snapshot goes out right before the execute request of a `%%agent` cell. */
+  beforeAgentCell(cellId: string): void {
+    this.connectKernel(false);
+    const snapshot = this.snapshot('execute', cellId);
+    if (this.isOpen) {
+      this.send(snapshot);
+    } else {
+      this.openComm(snapshot);
+    }
+  }
+
+  private snapshot(
+    reason: 'execute' | 'request' | 'change' | 'open',
+    executingCellId: string | null = null,
+    requestId: string | null = null
+  ): JSONObject {
+    this.seq += 1;
+    return takeSnapshot(this.panel, {
+      reason,
+      seq: this.seq,
+      executingCellId,
+      requestId
+    });
+  }
+
+  private connectKernel(open = true): void {
+    const kernel = this.panel.sessionContext.session?.kernel ?? null;
+    if (kernel === this.kernel) {
+      return;
+    }
+    this.closeComm();
+    this.kernel = kernel;
+    if (!kernel) {
+      return;
+    }
+    // The kernel says hello when nb_agent loads (e.g. `%load_ext nb_agent`): open then.
+    kernel.registerCommTarget(HELLO_TARGET_NAME, () => {
+      if (!this.isOpen && this.kernel === kernel) {
+        this.openComm(null);
+      }
+    });
+    if (open) {
+      this.openComm(null);
+    }
+  }
+
+  private openComm(snapshot: JSONObject | null): void {
+    const kernel = this.kernel;
+    if (!kernel || this.disposed || !this.panel.model) {
+      return;
+    }
+    const comm = kernel.createComm(TARGET_NAME);
+    this.comm = comm;
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.onMessage(msg.content.data);
+    comm.onClose = () => {
+      if (this.comm === comm) {
+        this.comm = null; // nb_agent not loaded (yet), or the kernel went away
+      }
+    };
+    comm.open({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      frontend: 'jupyterlab',
+      notebook_path: this.panel.context.path,
+      snapshot: snapshot ?? this.snapshot('open')
+    });
+  }
+
+  private closeComm(): void {
+    const comm = this.comm;
+    this.comm = null;
+    if (comm && !comm.isDisposed) {
+      try {
+        comm.close();
+      } catch {
+        // the kernel is gone already
+      }
+    }
+  }
+
+  private send(data: JSONObject): void {
+    if (this.comm && !this.comm.isDisposed) {
+      this.comm.send(data);
+    }
+  }
+
+  private contentChanged(): void {
+    if (!this.runActive || !this.isOpen) {
+      return;
+    }
+    if (this.changeTimer !== null) {
+      window.clearTimeout(this.changeTimer);
+    }
+    this.changeTimer = window.setTimeout(() => {
+      this.changeTimer = null;
+      if (this.runActive) {
+        this.send(this.snapshot('change'));
+      }
+    }, CHANGE_DEBOUNCE_MS);
+  }
+
+  private onMessage(data: JSONObject): void {
+    switch (data.type) {
+      case 'edit': {
+        let error = null;
+        try {
+          error = applyEdit(this.panel, data);
+        } catch (exc) {
+          error = { code: 'invalid', message: String(exc) };
+        }
+        if (!error) {
+          this.applied.push(data.edit_id);
+        }
+        this.send({ type: 'ack', edit_id: data.edit_id, ok: !error, error });
+        break;
+      }
+      case 'run':
+        this.runActive = data.phase === 'start';
+        break;
+      case 'request_snapshot':
+        this.send(this.snapshot('request', null, data.request_id ?? null));
+        break;
+      case 'reveal':
+        this.reveal(String(data.cell_id));
+        break;
+    }
+  }
+
+  private reveal(cellId: string): void {
+    const notebook = this.panel.content;
+    const index = notebook.widgets.findIndex(w => w.model.id === cellId);
+    if (index >= 0) {
+      notebook.activeCellIndex = index;
+      void notebook.scrollToItem(index);
+    }
+  }
+}
