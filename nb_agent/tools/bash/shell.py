@@ -80,6 +80,10 @@ class RunningCommand:
     started_at: float = field(default_factory=time.monotonic)
     sandboxed: bool = False
     """Started through a sandbox wrapper."""
+    on_exit: Callable[[], list[str]] | None = None
+    """Run once when the shell is first seen exited (the sandbox undoes forbidden creations);
+    what it returns is kept in :attr:`exit_notes`."""
+    exit_notes: list[str] = field(default_factory=list)
     killed: bool = False
     """True once nb_agent signalled the group (abort, timeout, KillShell)."""
 
@@ -96,6 +100,9 @@ class RunningCommand:
         code = self.process.poll()
         if code is None:
             return None
+        if self.on_exit is not None:
+            on_exit, self.on_exit = self.on_exit, None
+            self.exit_notes.extend(on_exit())
         return 128 - code if code < 0 else code
 
     def output_size(self) -> int:
@@ -250,6 +257,7 @@ def start_command(
     running = RunningCommand(
         command=command, process=process, output_path=output_path, cwd_path=cwd_path, sandboxed=wrapper is not None
     )
+    running.on_exit = getattr(wrapper, "after_exit", None)
     _remember(running)
     return running
 

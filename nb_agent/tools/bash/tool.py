@@ -303,7 +303,7 @@ def _finished_result(
         interrupted=interrupted,
         timed_out_after_ms=timed_out_after_ms,
         sandboxed=running.sandboxed,
-        notes=notes,
+        notes=(*notes, *running.exit_notes),
     )
 
 

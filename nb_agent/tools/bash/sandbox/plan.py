@@ -34,6 +34,9 @@ class SandboxPlan:
     """Seen as ``/tmp`` (and ``$TMPDIR``) inside: the only writable temporary directory."""
     cwd_file: Path
     """The one file outside ``writable`` the shell may write: where it records its final directory."""
+    absent_protected: tuple[Path, ...] = ()
+    """Protected paths that do not exist yet: a mount cannot guard them without creating
+    them, so one the command creates is moved aside when it exits (see :mod:`.guard`)."""
     network: NetworkMode = "none"
     proxy: ProxyEndpoint | None = None
     allow_local_binding: bool = False

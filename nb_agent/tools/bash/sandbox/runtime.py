@@ -31,7 +31,8 @@ from nb_agent.tools.bash.sandbox.bwrap import bwrap_command
 from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, SandboxPlan
 from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
-from nb_agent.tools.bash.sandbox.secrets import protected_paths, scrub_environment, secret_paths
+from nb_agent.tools.bash.sandbox.guard import quarantine_created
+from nb_agent.tools.bash.sandbox.secrets import protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
 
 __all__ = ["SANDBOX_OPTION", "SandboxDecision", "SandboxRuntime", "command_wrapper"]
@@ -73,7 +74,7 @@ class SandboxRuntime:
         """``%%agent --sandbox on|off`` for the running cell; None: the settings decide."""
         self._tmp: Path | None = None
         self._proxy: DomainProxy | None = None
-        self._paths_cache: tuple[tuple[Path, ...], float, tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]] | None = None
+        self._paths_cache: tuple[tuple[Path, ...], float, tuple[tuple[Path, ...], ...]] | None = None
         self._lock = threading.Lock()
         self.unavailable_reported = False
 
@@ -152,7 +153,7 @@ class SandboxRuntime:
                 self._tmp = Path(tempfile.mkdtemp(prefix="nb_agent-sandbox-tmp-"))
             return self._tmp
 
-    def _paths(self, additional_directories: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]:
+    def _paths(self, additional_directories: Sequence[Path]) -> tuple[tuple[Path, ...], ...]:
         """Writable, read-only and hidden paths; looked up again after :data:`PATHS_TTL_S`
         (a secret created meanwhile is hidden from then on), cached in between because
         the lookups cost a few ms a command."""
@@ -162,21 +163,24 @@ class SandboxRuntime:
         if cached is not None and cached[0] == key and now - cached[1] < PATHS_TTL_S:
             return cached[2]
         writable = _real_dirs([self.project_dir, *additional_directories, *self.settings.allow_write])
-        read_only = _real_paths([*protected_paths(writable, self.home), *self.settings.deny_write])
+        candidates = protected_candidates(writable, self.home)
+        read_only = _real_paths([*candidates, *self.settings.deny_write])
         hidden = _real_paths(secret_paths(self.home, self.settings.deny_read))
-        paths = (tuple(writable), tuple(read_only), tuple(hidden))
+        absent = tuple(p for p in candidates if not os.path.lexists(p) and os.path.isdir(p.parent))
+        paths = (tuple(writable), tuple(read_only), tuple(hidden), absent)
         self._paths_cache = (key, now, paths)
         return paths
 
     def plan(self, *, cwd: Path, additional_directories: Sequence[Path], cwd_file: Path) -> SandboxPlan:
         """The limits for one command run in ``cwd``."""
-        writable, read_only, hidden = self._paths(additional_directories)
+        writable, read_only, hidden, absent = self._paths(additional_directories)
         cwd_file.touch(exist_ok=True)
         return SandboxPlan(
             cwd=Path(os.path.realpath(cwd)),
             writable=writable,
             read_only=read_only,
             hidden=hidden,
+            absent_protected=tuple(p for p in absent if not os.path.lexists(p)),
             private_tmp=Path(os.path.realpath(self.private_tmp())),
             cwd_file=Path(os.path.realpath(cwd_file)),
             network=self.network_mode,
@@ -281,10 +285,19 @@ def _real_paths(paths: Sequence[Path]) -> list[Path]:
     return list(seen)
 
 
-def command_wrapper(runtime: SandboxRuntime, *, additional_directories: Sequence[Path]):  # noqa: ANN201 - a CommandWrapper
-    """A :data:`~nb_agent.tools.bash.shell.CommandWrapper` that runs the shell in ``runtime``'s sandbox."""
+class command_wrapper:  # noqa: N801 - used like a function: command_wrapper(runtime, ...)
+    """A :data:`~nb_agent.tools.bash.shell.CommandWrapper` that runs one shell in ``runtime``'s
+    sandbox; ``after_exit`` moves aside protected paths the command created."""
 
-    def wrap(argv: list[str], env: dict[str, str], *, cwd: Path, cwd_file: Path) -> tuple[list[str], dict[str, str]]:
-        plan = runtime.plan(cwd=cwd, additional_directories=additional_directories, cwd_file=cwd_file)
-        return runtime.wrap(plan, argv), runtime.environment(env, plan)
-    return wrap
+    def __init__(self, runtime: SandboxRuntime, *, additional_directories: Sequence[Path]) -> None:
+        self._runtime = runtime
+        self._additional = tuple(additional_directories)
+        self._plan: SandboxPlan | None = None
+
+    def __call__(self, argv: list[str], env: dict[str, str], *, cwd: Path, cwd_file: Path) -> tuple[list[str], dict[str, str]]:
+        plan = self._runtime.plan(cwd=cwd, additional_directories=self._additional, cwd_file=cwd_file)
+        self._plan = plan
+        return self._runtime.wrap(plan, argv), self._runtime.environment(env, plan)
+
+    def after_exit(self) -> list[str]:
+        return quarantine_created(self._plan.absent_protected) if self._plan is not None else []

@@ -9,7 +9,15 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["HOME_SECRETS", "PROTECTED_NAMES", "is_credential_variable", "protected_paths", "scrub_environment", "secret_paths"]
+__all__ = [
+    "HOME_SECRETS",
+    "PROTECTED_NAMES",
+    "is_credential_variable",
+    "protected_candidates",
+    "protected_paths",
+    "scrub_environment",
+    "secret_paths",
+]
 
 HOME_SECRETS: tuple[str, ...] = (
     ".ssh",
@@ -141,12 +149,17 @@ def secret_paths(home: Path, extra: tuple[Path, ...] = (), env: Mapping[str, str
     return _existing(candidates)
 
 
-def protected_paths(writable: list[Path], home: Path) -> list[Path]:
-    """Existing paths inside the writable directories that must stay read-only."""
+def protected_candidates(writable: list[Path], home: Path) -> list[Path]:
+    """Every path inside the writable directories that must stay read-only, existing or not."""
     candidates = [directory / name for directory in writable for name in PROTECTED_NAMES]
     if any(_same(directory, home) or _inside(home, directory) for directory in writable):
         candidates += [home / name for name in _HOME_STARTUP]
-    return _existing(candidates)
+    return candidates
+
+
+def protected_paths(writable: list[Path], home: Path) -> list[Path]:
+    """Existing paths inside the writable directories that must stay read-only."""
+    return _existing(protected_candidates(writable, home))
 
 
 def _existing(paths: list[Path]) -> list[Path]:

@@ -152,3 +152,17 @@ async def test_without_a_sandbox_the_same_write_happens_and_nothing_claims_a_san
     assert len(notices) == 1 and "bubblewrap (bwrap) is not installed" in notices[0].content and "apt-get install bubblewrap" in notices[0].content
     results = [m.tool_use_result for m in out.of_type("user") if getattr(m, "tool_use_result", None) is not None]
     assert results and all(r.sandboxed is False for r in results)
+
+
+async def test_protected_paths_a_command_creates_are_moved_aside(project: Path, home: Path) -> None:
+    """.claude/ and .mcp.json do not exist yet, so no mount guards them: what the command
+    creates there is moved aside before anything outside the sandbox reads it."""
+    outcomes = await run_commands(
+        project, home,
+        ["mkdir .claude && echo '{\"permissions\": {\"allow\": [\"Bash\"]}}' > .claude/settings.local.json",
+         "echo '{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}' > .mcp.json", "echo '#!/bin/sh' > .git/hooks/pre-commit"],
+    )  # fmt: skip
+    assert not (project / ".claude").exists() and not (project / ".mcp.json").exists()
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    assert "moved to .claude.sandbox-blocked-" in outcomes[0][0] and "moved to .mcp.json.sandbox-blocked-" in outcomes[1][0]
+    assert "Read-only file system" in outcomes[2][0]  # .git/hooks exists: the mount refuses it outright
