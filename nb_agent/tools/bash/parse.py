@@ -342,6 +342,7 @@ class _Builder:
             fd: int | None = None
             operator = ""
             targets: list[Word] = []
+            previous_end = -1
             for child in node.children:
                 if child.type == "file_descriptor":
                     fd = int(node_text(child)) if node_text(child).isdigit() else None
@@ -352,7 +353,10 @@ class _Builder:
                 elif child.type == "comment":
                     continue
                 else:
+                    if targets and child.start_byte == previous_end:
+                        self.problems.append("words run together")  # `'|'\;x`: one word to bash
                     targets.append(word_from_node(child, self.problems))
+                    previous_end = child.end_byte
             if operator in (">&-", "<&-"):
                 # A close takes no target: in `sort >&--o` bash passes `-o` to sort.
                 extra_args.extend(targets)

@@ -68,3 +68,12 @@ def test_plain_continuations_and_quotes_stay_read_only(command: str) -> None:
 def test_heredoc_operator_glued_to_a_word_is_refused(prefix: str) -> None:
     # `cat -<<'EOF'`: the grammar spells its `<<` token `-<<` and drops the `-`.
     assert not is_read_only_command(f"cat {prefix}<<'EOF'\nhello\nEOF")
+
+
+@pytest.mark.parametrize("glued", ["'|'\\;tee", '"a"b', "'x'\\ y", "a'b'"])
+def test_words_after_a_redirection_run_together_as_in_bash(glued: str) -> None:
+    analysis = analyse_command(f"ls 2>&1 {glued} X")
+    if analysis.understood:  # then the words must be bash's words
+        values = [word.value for word in analysis.parts[0].argv]
+        expected = subprocess.run(["bash", "-c", f"printf '%s\\n' {glued} X"], capture_output=True, text=True).stdout
+        assert values[1:] == expected.splitlines(), (glued, values)
