@@ -177,7 +177,7 @@ class NotebookPage:
         """Evaluate ``body`` with ``live`` bound to this notebook's LivePage."""
         return self.page.evaluate(f"([name, arg]) => {{ const live = ({PAGE_JS})(name); {body} }}", [self.name, arg])
 
-    def wait_js(self, body: str, arg: Any = None, timeout: float = 60) -> None:
+    def wait_js(self, body: str, arg: Any = None, timeout: float = 120) -> None:
         self.page.wait_for_function(
             f"([name, arg]) => {{ const live = ({PAGE_JS})(name); if (!live) return false; {body} }}",
             arg=[self.name, arg],
@@ -236,7 +236,7 @@ class NotebookPage:
         self.cell(index).locator(".jp-InputPrompt").click()
         self.page.keyboard.press("Shift+Enter")
 
-    def wait_executed(self, index: int, timeout: float = 60) -> None:
+    def wait_executed(self, index: int, timeout: float = 180) -> None:
         self.wait_js(
             "const m = live.panel.model.cells.get(arg); return m.executionCount !== null && m.executionState !== 'running';",
             index,

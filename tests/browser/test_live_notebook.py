@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -10,7 +11,7 @@ from nb_agent.testing import Reply, text, tool_use
 
 from .conftest import NotebookPage
 
-AGENT_PROMPT = "%%agent\\nUse x from the cell above."
+pytestmark = pytest.mark.timeout(600)  # JupyterLab and chromium start in the first test of a module
 
 
 def _tool_results(request):
@@ -62,3 +63,97 @@ def test_unsaved_text_reaches_the_model_edits_appear_and_saving_keeps_both(which
     saved = json.loads(path.read_text())
     sources = ["".join(c["source"]) for c in saved["cells"]]
     assert sources[1].endswith("# typed, unsaved: x is 41") and sources[2] == "## x comes first" and sources[3] == "y = x + 1"
+
+
+def test_undo_reverts_the_agents_edit_and_keeps_the_users_typing(lab, new_page):
+    name = "undo.ipynb"
+    nb = _start(lab, new_page, name)
+    path = lab.root / name
+    nb.type_into(2, "  # mine")
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "# added by the agent", "cell_type": "markdown", "edit_mode": "insert"})]),
+        Reply(content=[text("Done.")]),
+    )
+    nb.run(3)
+    nb.wait_executed(4)
+    assert nb.sources()[2] == "# added by the agent"
+    nb.cell(0).locator(".jp-InputPrompt").click()  # command mode, on a cell the agent did not touch
+    nb.page.keyboard.press("z")  # the notebook's own undo (Edit > Undo)
+    nb.wait_js("return !live.panel.model.sharedModel.cells.some(c => c.getSource() === '# added by the agent');")
+    sources = nb.sources()
+    assert "# added by the agent" not in sources and sources[2].endswith("# mine"), sources
+
+
+def test_an_edit_of_the_cell_the_user_is_typing_in_is_refused(lab, new_page):
+    name = "conflict.ipynb"
+    nb = _start(lab, new_page, name)
+    path = lab.root / name
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 'agent'"})], stream_duration=4.0),
+        Reply(content=[text("I will leave that cell to you.")]),
+    )
+    start = len(lab.server.requests)
+    nb.run(3)
+    deadline = time.monotonic() + 120
+    while len(lab.server.requests) < start + 2:  # the model has the Read result and is answering
+        assert time.monotonic() < deadline
+        nb.page.wait_for_timeout(100)
+    nb.type_into(1, "  # the user types here")
+    nb.wait_executed(3)
+    result = _tool_results(lab.server.requests[start + 2])[0]
+    assert "is editing cell" in result or "changed since you last read" in result, result
+    assert nb.sources()[1] == "x = 1  # the user types here"
+
+
+def test_two_pages_on_one_notebook_apply_the_edit_once(lab, browser):
+    name = "two_pages.ipynb"
+    lab.notebook(name, ["%load_ext nb_agent", "x = 1", "%%agent\nchange x"])
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(2)]
+    try:
+        first = NotebookPage(contexts[0].new_page(), lab, name).open()
+        second = NotebookPage(contexts[1].new_page(), lab, name).open()
+        first.focus()
+        first.run(0)
+        first.wait_executed(0)
+        path = lab.root / name
+        ids = first.ids()
+        lab.server.script.add(
+            Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+            Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 2"})]),
+            Reply(content=[text("Done.")]),
+        )
+        first.run(2)
+        first.wait_executed(2)
+        assert len(first.applied()) == 1 and first.sources()[1] == "x = 2"
+        assert second.applied() == [] and second.sources()[1] == "x = 1"
+        assert second.js("return live.isOpen;"), "the second page has its own channel too"
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_edit_lands_in_the_running_notebook_after_the_user_switched_tabs(lab, new_page):
+    name, other = "tabs.ipynb", "tabs_other.ipynb"
+    lab.notebook(other, ["z = 0"])
+    nb = _start(lab, new_page, name)
+    path = lab.root / name
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 'edited while away'"})], stream_duration=4.0),
+        Reply(content=[text("Done.")]),
+    )
+    start = len(lab.server.requests)
+    nb.run(3)
+    nb.page.locator(".jp-DirListing-itemText", has_text=other).first.dblclick()
+    elsewhere = NotebookPage(nb.page, lab, other)
+    elsewhere.wait_js("return !!live.panel.model && live.panel.isVisible;")
+    nb.wait_executed(3)
+    results = [r for request in lab.server.requests[start:] for r in _tool_results(request)]
+    assert nb.sources()[1] == "x = 'edited while away'", (results, nb.sources())
+    assert elsewhere.sources() == ["z = 0"] and elsewhere.applied() == []
+    assert nb.js("return live.panel.isVisible;") is False  # the user was elsewhere all along
