@@ -40,7 +40,7 @@ from nb_agent.loop.state import CompactionResult
 from nb_agent.messages import messages_after_compact_boundary
 from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
 from nb_agent.model.retry import RetryContext, stream_with_retry
-from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, resolve_model
+from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, priced_model, resolve_model
 from nb_agent.model.pricing import Usage
 from nb_agent.model.prompt_cache import prompt_caching_enabled
 from nb_agent.model.providers import Provider, provider_from_env
@@ -82,6 +82,7 @@ class EngineConfig:
     max_turns: int | None = None
     max_output_tokens: int | None = None
     max_budget_usd: float | None = None
+    """Stop a submission once it has cost more than this (USD)."""
     permission_mode: PermissionMode = "default"
     cwd: Path = field(default_factory=Path.cwd)
     state_dir: Path | None = None
@@ -167,7 +168,7 @@ class QueryEngine:
         config: EngineConfig | None = None,
         tools: Sequence[Tool[Any]] = (),
         transport: ModelTransport | None = None,
-        transport_factory: Callable[[], ModelTransport] = default_transport_factory,
+        transport_factory: Callable[[], ModelTransport] | None = None,
         hooks: Hooks | None = None,
         permission_policy: PermissionPolicy | None = None,
         can_use_tool: CanUseTool | None = None,
@@ -181,7 +182,8 @@ class QueryEngine:
         self.tool_pool = tool_pool
         """When set, the pool (built-ins + MCP tools, ToolSearch deferral) is rebuilt per submission."""
         self._transport = transport
-        self._transport_factory = transport_factory
+        self._transport_factory = transport_factory or (lambda: default_transport_factory(self.config.provider))
+        """Default: the SDK client of ``config.provider`` (re-read if it changes, see ``reset_transport``)."""
         self.hooks = hooks or Hooks()
         self.background_hooks = BackgroundHooks(self.hooks)
         self.session_hooks = SessionHooks(self)
@@ -259,20 +261,27 @@ class QueryEngine:
 
     def _stream_once(self, request: ModelRequest) -> AsyncIterator[Any]:
         """One attempt; its usage is accounted when it ends (or fails)."""
-        return stream_response(self.transport, request, on_end=self._account_response)
+        return stream_response(self.transport, request, on_end=lambda acc: self._account_response(acc, request.model))
 
-    def _account_response(self, acc: ResponseAccumulator) -> None:
-        """A complete response's usage anchors the context-size measurement at its last message."""
+    def _account_response(self, acc: ResponseAccumulator, requested_model: str) -> None:
+        """A complete response's usage anchors the context-size measurement at its last message.
+        It is priced as the model that answered, named by the id requested when that is the
+        same model (a cloud's id says which endpoint, and so which price, served it)."""
         if acc.message_id:
             anchor = acc.last_uuid if acc.stop_reason else None
-            self.usage.add(acc.model, acc.usage)
-            self.transcript.write_entry("usage", model=acc.model, usage=acc.usage.__dict__, anchor_uuid=anchor)
+            model = priced_model(requested_model, acc.model)
+            self.usage.add(model, acc.usage)
+            self.transcript.write_entry("usage", model=model, usage=acc.usage.__dict__, anchor_uuid=anchor)
             self.context_manager.record_response(anchor, acc.usage)
 
     def _add_usage(self, model: str, usage: Usage) -> None:
         """Usage of a side request (compaction summary, tool-use summary)."""
         self.usage.add(model, usage)
         self.transcript.write_entry("usage", model=model, usage=usage.__dict__)
+
+    def reset_transport(self) -> None:
+        """Build the transport again for the next request (the provider or credentials changed)."""
+        self._refresh_transport()
 
     def _refresh_transport(self) -> bool:
         """After a 401: rebuild a transport we created (re-reading credentials)."""
@@ -408,7 +417,7 @@ class QueryEngine:
                 yield event
                 for notice in self.background_hooks.take_notices():  # e.g. a Notification hook failed
                     yield notice
-                if self.config.max_budget_usd is not None and self.usage.cost_usd > self.config.max_budget_usd:
+                if self._over_budget(cost_before):
                     abort.abort("max budget exceeded")
         except NbAgentError as exc:
             error = str(exc)
@@ -424,8 +433,10 @@ class QueryEngine:
             self.turn_count += terminal.turn_count
             error = error or terminal.error
         subtype: ResultSubtype
-        if self.config.max_budget_usd is not None and self.usage.cost_usd > self.config.max_budget_usd:
+        if self._over_budget(cost_before):
             subtype = "error_max_budget_usd"
+            spent = self.usage.cost_usd - cost_before
+            error = f"Stopped: this run cost ${spent:.4f}, more than its budget of ${self.config.max_budget_usd:.4f}."
         elif terminal is None:
             subtype = "error_during_execution"
         else:
@@ -465,6 +476,11 @@ class QueryEngine:
             error=None,
             permission_denials=list(self.permission_denials),
         )
+
+    def _over_budget(self, cost_before: float) -> bool:
+        """This submission spent more than ``max_budget_usd`` (a per-run budget, as Claude Code's)."""
+        limit = self.config.max_budget_usd
+        return limit is not None and self.usage.cost_usd - cost_before > limit
 
     def _answer_dangling_tool_uses(self) -> None:
         """Last line of defence for the invariant: no tool_use is left without a result."""

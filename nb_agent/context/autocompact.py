@@ -5,7 +5,9 @@ It fires when the window's tokens reach the autocompact threshold (effective win
 13,000). A failed attempt leaves the history as it was and counts toward a circuit
 breaker: after three consecutive failures autocompact stops trying for the rest of the
 submission (in Claude Code, sessions without the breaker made thousands of doomed attempts).
-When the window then reaches the blocking limit the loop ends with ``blocking_limit``.
+The loop ends with ``blocking_limit`` only when autocompact is turned off and the window
+reaches the blocking limit (seed 004); with it on, an oversized window is left to the API's
+prompt-too-long answer and the reactive compact.
 """
 
 from __future__ import annotations

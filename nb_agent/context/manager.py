@@ -311,6 +311,11 @@ class ContextManager:
             return None
 
     def is_at_blocking_limit(self, messages: list[Any], model: str) -> bool:
+        """At the hard limit with autocompact off (seed 004): the run must stop and leave room
+        for a manual compact. With autocompact on, the loop goes on (a compaction, or the API's
+        prompt-too-long and reactive compact, handles an oversized window)."""
+        if self.config.auto_compact:
+            return False
         return self.token_count(messages) >= self.thresholds(model).blocking
 
     async def compact(

@@ -233,6 +233,27 @@ def model(session: KernelAgentSession, value: str) -> None:
     print(f"Model: {value}.")
 
 
+def provider(session: KernelAgentSession, value: str | None) -> None:
+    """Show the provider, or set it (``anthropic``, ``bedrock``, ``vertex``, ``foundry``)."""
+    from nb_agent.engine import EngineConfig
+    from nb_agent.errors import ConfigurationError
+    from nb_agent.model.providers import parse_provider
+
+    if value is not None:
+        try:
+            chosen = parse_provider(value)
+        except ConfigurationError as exc:
+            print(exc)
+            return
+        session.settings.provider = chosen.value  # observed: the engine follows
+    config = session.engine.config if session.engine is not None else EngineConfig(provider=None)
+    if session.engine is None and session.settings.provider:
+        config.provider = parse_provider(session.settings.provider)
+    current = config.resolved_provider
+    source = "set in this kernel" if session.settings.provider else "from the environment"
+    print(f"Provider: {current.label} ({current.value}, {source}); the model is sent as {config.resolve(config.model)}.")
+
+
 def tools(session: KernelAgentSession) -> None:
     engine = session.ensure_engine()
     lines = []
@@ -438,6 +459,8 @@ def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any
     elif name == "model":
         assert arg is not None
         model(session, arg)
+    elif name == "provider":
+        provider(session, arg)
     elif name == "tools":
         tools(session)
     elif name == "sandbox":

@@ -37,6 +37,18 @@ class AgentMagics(Magics):
     model = Unicode(
         help=f"Model for the agent; empty means the engine's default. Falls back to ${MODEL_ENV}."
     ).tag(config=True)
+    fallback_model = Unicode(
+        "", help="Model to switch to when the model is overloaded (529s); empty: none. %%agent --fallback-model sets it for one cell."
+    ).tag(config=True)
+    provider = Unicode(
+        help=(
+            "Where the model is reached: anthropic, bedrock, vertex or foundry; empty: from the environment "
+            "(CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY, else Anthropic's API). Also %agent provider NAME."
+        )
+    ).tag(config=True)
+    auto_compact = Bool(
+        True, help="Summarize the conversation automatically near the context limit; off: a run stops at the limit."
+    ).tag(config=True)
     permission_mode = Enum(
         PERMISSION_MODES,
         help=f"Permission mode: {', '.join(PERMISSION_MODES)}. Falls back to ${PERMISSION_MODE_ENV}.",
@@ -79,6 +91,25 @@ class AgentMagics(Magics):
     def _default_model(self) -> str:
         return os.environ.get(MODEL_ENV, "")
 
+    @default("provider")
+    def _default_provider(self) -> str:
+        return os.environ.get("NB_AGENT_PROVIDER", "")
+
+    @validate("provider")
+    def _valid_provider(self, proposal: Any) -> str:
+        from traitlets import TraitError
+
+        value = str(proposal["value"]).strip()
+        if value:
+            from nb_agent.errors import ConfigurationError
+            from nb_agent.model.providers import parse_provider
+
+            try:
+                parse_provider(value)
+            except ConfigurationError as exc:
+                raise TraitError(str(exc)) from None
+        return value
+
     @default("permission_mode")
     def _default_permission_mode(self) -> str:
         value = os.environ.get(PERMISSION_MODE_ENV, "")
@@ -93,7 +124,7 @@ class AgentMagics(Magics):
     def _valid_rate(self, proposal: Any) -> float:
         return min(max(float(proposal["value"]), 1.0), 25.0)
 
-    @observe("model", "permission_mode", "max_turns", "notify_after")
+    @observe("model", "permission_mode", "max_turns", "notify_after", "provider", "fallback_model", "auto_compact")
     def _setting_changed(self, change: Any) -> None:
         session = getattr(self, "session", None)
         if session is not None:  # %config after the engine exists: applies from the next run

@@ -82,6 +82,9 @@ class CellOptions:
     """``--answer`` values in order; ``None`` when the cell gave none (then approvals are asked)."""
     sandbox: bool | None = None
     """``--sandbox on|off``: sandbox every Bash command in this cell, or only read-only ones."""
+    fallback_model: str | None = None
+    max_budget: float | None = None
+    """``--max-budget USD``: stop this cell's run once it has cost more."""
 
 
 def _positive_int(text: str) -> int:
@@ -91,6 +94,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_usd(text: str) -> float:
+    try:
+        value = float(text.lstrip("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an amount in USD, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive amount, got {text!r}")
     return value
 
 
@@ -112,7 +125,14 @@ def cell_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--deny", action="append", default=[], metavar="RULE", help="add a session deny rule (repeatable)"
     )
+    parser.add_argument(
+        "--fallback-model", metavar="NAME",
+        help="model to switch to when the model is overloaded (default: AgentMagics.fallback_model)",
+    )  # fmt: skip
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop after N model turns")
+    parser.add_argument(
+        "--max-budget", type=_positive_usd, metavar="USD", help="stop this cell's run once it has cost more than USD"
+    )
     parser.add_argument("--new", action="store_true", help="start a new conversation first")
     parser.add_argument("--answer", action="append", type=parse_answer, metavar="ANSWER", help=ANSWER_HELP)
     parser.add_argument(
@@ -147,6 +167,8 @@ def parse_cell_options(line: str) -> CellOptions:
         new=ns.new,
         answers=tuple(ns.answer) if ns.answer is not None else None,
         sandbox=None if ns.sandbox is None else ns.sandbox == "on",
+        fallback_model=ns.fallback_model,
+        max_budget=ns.max_budget,
     )
 
 
@@ -174,6 +196,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="deny", arg="required", metavar="RULE", help="add a session deny rule"),
     Subcommand(name="mode", arg="required", metavar="MODE", help="set the permission mode: " + ", ".join(PERMISSION_MODES)),
     Subcommand(name="model", arg="required", metavar="NAME", help="set the model"),
+    Subcommand(
+        name="provider", arg="optional", metavar="[NAME]",
+        help="show or set where the model is reached: anthropic, bedrock, vertex, foundry",
+    ),
     Subcommand(name="tools", arg=None, help="the tools the agent can use"),
     Subcommand(name="hooks", arg=None, help="the hooks in force, with the settings file each comes from"),
     Subcommand(name="sandbox", arg=None, help="the Bash sandbox: backend, what runs in it, its limits"),

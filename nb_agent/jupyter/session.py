@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
+from nb_agent.jupyter.model_settings import MODEL_SETTINGS, apply_model_settings
 from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
 from nb_agent.jupyter.saved_sessions import SessionInfo, list_sessions
 
@@ -190,7 +191,9 @@ class KernelAgentSession:
         }
         if self.settings.model:
             kwargs["model"] = self.settings.model
-        return EngineConfig(**kwargs)
+        config = EngineConfig(**kwargs)
+        apply_model_settings(config, self.settings)
+        return config
 
     def _valid_rules(self, behavior: str) -> list[str]:
         """``AgentMagics.allow`` / ``.deny``; a malformed rule is left out with a warning."""
@@ -235,7 +238,11 @@ class KernelAgentSession:
         engine = self.engine
         if engine is None:
             return
-        if name == "model":
+        if name in MODEL_SETTINGS:
+            apply_model_settings(engine.config, self.settings, engine.context_manager)
+            engine.usage.provider = engine.config.provider
+            engine.reset_transport()
+        elif name == "model":
             from nb_agent.engine import default_model
 
             engine.config.model = value or default_model()
@@ -463,6 +470,7 @@ class KernelAgentSession:
         config = engine.config
         policy = engine.permission_policy
         saved = (config.model, config.max_turns, config.permission_mode, getattr(policy, "mode", None))
+        saved_run = (config.fallback_model, config.max_budget_usd)
         sandbox = self.sandbox_runtime() if options.sandbox is not None else None
         if sandbox is not None:
             sandbox.override = options.sandbox
@@ -470,6 +478,9 @@ class KernelAgentSession:
             config.model = options.model
         if options.max_turns:
             config.max_turns = options.max_turns
+        if options.fallback_model:
+            config.fallback_model = options.fallback_model
+        config.max_budget_usd = options.max_budget
         if options.permission_mode:
             config.permission_mode = options.permission_mode
             if hasattr(policy, "set_mode"):
@@ -477,6 +488,7 @@ class KernelAgentSession:
 
         def restore() -> None:
             config.model, config.max_turns, config.permission_mode = saved[:3]
+            config.fallback_model, config.max_budget_usd = saved_run
             if sandbox is not None:
                 sandbox.override = None
             if options.permission_mode and saved[3] is not None:

@@ -16,6 +16,8 @@ from typing import Any
 from nb_agent.errors import ConfigurationError
 from nb_agent.messages import AssistantMessage, ContentBlock, StreamEvent
 from nb_agent.model.pricing import Usage
+from nb_agent.model.provider_clients import provider_client
+from nb_agent.model.providers import Provider, provider_from_env
 from nb_agent.model.transport import AnthropicTransport, ModelTransport
 
 MALFORMED_INPUT_KEY = "_malformed_input"
@@ -174,28 +176,39 @@ async def stream_response(
             on_end(acc)
 
 
-def has_credentials() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+def has_credentials(provider: Provider | None = None) -> bool:
+    """Whether the environment holds credentials for ``provider`` (the environment's by
+    default). Cloud credentials may also come from files (AWS profiles, Google ADC): then
+    the SDK client decides, and a missing one fails at the first request."""
+    provider = provider or provider_from_env()
+    env = os.environ
+    if provider is Provider.FIRST_PARTY:
+        return bool(env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"))
+    if provider is Provider.FOUNDRY:
+        return bool(env.get("ANTHROPIC_FOUNDRY_API_KEY"))
+    return True
 
 
-def default_transport_factory() -> ModelTransport:
-    """The real SDK transport (or the cassette ``NB_AGENT_CASSETTE`` names); fails early
-    and clearly when no credentials are set."""
+def default_transport_factory(provider: Provider | None = None) -> ModelTransport:
+    """The real SDK transport for ``provider`` (or the cassette ``NB_AGENT_CASSETTE``
+    names); fails early and clearly when no credentials are set."""
     from nb_agent.model.cassette import cassette_from_env
 
-    cassette = cassette_from_env(has_api_key=has_credentials(), live_factory=_live_transport)
+    provider = provider or provider_from_env()
+    cassette = cassette_from_env(has_api_key=has_credentials(provider), live_factory=lambda: _live_transport(provider))
     if cassette is not None:
         return cassette
-    return _live_transport()
+    return _live_transport(provider)
 
 
-def _live_transport() -> ModelTransport:
-    if not has_credentials():
+def _live_transport(provider: Provider | None = None) -> ModelTransport:
+    provider = provider or provider_from_env()
+    if provider is Provider.FIRST_PARTY and not has_credentials(provider):
         raise ConfigurationError(
             "No Anthropic API key found: set the ANTHROPIC_API_KEY environment variable "
             "(or ANTHROPIC_AUTH_TOKEN), or pass a transport / cassette for offline runs."
         )
-    return AnthropicTransport()
+    return AnthropicTransport(client_factory=lambda: provider_client(provider))
 
 
 TransportFactory = Callable[[], ModelTransport]

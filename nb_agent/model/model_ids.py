@@ -89,6 +89,14 @@ def family(name: str) -> str | None:
     return next((f for f in ("opus", "sonnet", "haiku") if f in base.split("-")), None)
 
 
+def priced_model(requested: str, served: str | None) -> str:
+    """The id to account a response under: the one requested (it carries the cloud's endpoint
+    form), unless another model answered."""
+    if served and base_model_name(served) != base_model_name(requested):
+        return served
+    return requested or served or ""
+
+
 def is_alias(model: str) -> bool:
     name = model.strip().lower()
     return name.removesuffix(ONE_MILLION_SUFFIX) in ALIASES
@@ -177,6 +185,7 @@ __all__ = [
     "generation",
     "is_alias",
     "main_model",
+    "priced_model",
     "provider_model_id",
     "resolve_model",
     "small_fast_model",

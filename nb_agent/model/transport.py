@@ -7,7 +7,7 @@ accumulation and loop code.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 from anthropic.types import RawMessageStreamEvent
@@ -24,23 +24,28 @@ class ModelTransport(Protocol):
 
 
 class AnthropicTransport:
-    """The real transport: ``anthropic.AsyncAnthropic`` with the SDK's own env handling.
+    """The real transport: ``anthropic.AsyncAnthropic`` (or a cloud provider's client from
+    ``client_factory``, see :mod:`nb_agent.model.provider_clients`) with the SDK's own env handling.
 
     ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN`` / ``ANTHROPIC_BASE_URL`` are read by
     the SDK exactly as it always does; nb_agent never overrides a base URL the user set.
     Retries are nb_agent's (``nb_agent.model.retry``), so the SDK's are turned off.
     """
 
-    def __init__(self, client: Any = None, **client_kwargs: Any) -> None:
+    def __init__(self, client: Any = None, *, client_factory: Callable[[], Any] | None = None, **client_kwargs: Any) -> None:
         self._client = client
+        self._client_factory = client_factory
         self._client_kwargs = client_kwargs
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            import anthropic
+            if self._client_factory is not None:
+                self._client = self._client_factory()
+            else:
+                import anthropic
 
-            self._client = anthropic.AsyncAnthropic(max_retries=0, **self._client_kwargs)
+                self._client = anthropic.AsyncAnthropic(max_retries=0, **self._client_kwargs)
         return self._client
 
     async def stream(self, request: dict[str, Any]) -> AsyncIterator[RawMessageStreamEvent]:

@@ -1,5 +1,10 @@
 """A real HTTP server that speaks the Messages API wire protocol, driven by a ``Script``.
 
+It also answers the cloud providers' forms of the same call (Vertex's ``:streamRawPredict``
+with SSE, Bedrock's ``invoke-with-response-stream`` with AWS event-stream frames, Foundry's
+resource prefix; see :mod:`nb_agent.testing.provider_wire`), so each provider's SDK client
+can be tested over real HTTP.
+
 It lets a test run the unmodified ``anthropic`` SDK (its HTTP client, SSE parser, error
 mapping and retries) against scripted replies: ``POST /v1/messages`` answers with SSE when
 the body says ``"stream": true`` and with a JSON ``Message`` otherwise. Each connection
@@ -24,6 +29,7 @@ from urllib.parse import urlsplit
 
 from nb_agent.model.prompt_cache import MAX_BREAKPOINTS, count_breakpoints
 from nb_agent.testing.prompt_cache import PromptCacheSimulator
+from nb_agent.testing.provider_wire import EVENT_STREAM_CONTENT_TYPE, bedrock_chunk, bedrock_exception, route
 from nb_agent.testing.script import (
     ERROR_STATUS,
     ErrorReply,
@@ -110,9 +116,17 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self.send_json(400, _error_body("invalid_request_error", f"invalid JSON body: {exc}"))
             return
-        if path == "/v1/messages":
+        cloud = route(path)
+        if cloud is not None and isinstance(body, dict):
+            wire, fields = cloud
+            if fields["model"] == "count-tokens":
+                self.send_json(200, {"input_tokens": max(1, len(json.dumps(body)) // 4)})
+                return
+            # the model and the streaming flag travel in the URL on Vertex and Bedrock
+            self.server.owner._answer_messages(self, {**body, "model": fields["model"], "stream": fields["stream"] == "True"}, wire=wire)
+        elif path.endswith("/v1/messages"):  # also under a Foundry resource's /anthropic prefix
             self.server.owner._answer_messages(self, body)
-        elif path == "/v1/messages/count_tokens":
+        elif path.endswith("/v1/messages/count_tokens"):
             self.send_json(200, {"input_tokens": max(1, len(json.dumps(body)) // 4)})
         else:
             self._not_found()
@@ -141,16 +155,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
+    wire = "anthropic"
+    """The wire format of the response being sent: ``anthropic`` (SSE, also Vertex) or ``bedrock``."""
+
     def start_sse(self) -> None:
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        bedrock = self.wire == "bedrock"
+        self.send_header("content-type", EVENT_STREAM_CONTENT_TYPE if bedrock else "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", new_request_id())
         self.end_headers()
 
     def send_sse(self, event: str, data: dict[str, Any]) -> None:
-        chunk = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+        if self.wire == "bedrock":
+            chunk = bedrock_exception(data["error"]["type"], data["error"]["message"]) if event == "error" else bedrock_chunk(data)
+        else:
+            chunk = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
         self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
 
     def end_sse(self) -> None:
@@ -186,6 +207,8 @@ class FakeAnthropicServer:
         )
         """When set, each reply's input usage is the simulated prompt cache's split
         (:mod:`nb_agent.testing.prompt_cache`) instead of the reply's own numbers."""
+        self.request_wires: list[str] = []
+        """Which provider's wire format each request came in (``anthropic``, ``vertex``, ``bedrock``)."""
         self.request_headers: list[dict[str, str]] = []
         """The headers of each ``/v1/messages`` request (lower-cased names), in order."""
         self.errors: list[BaseException] = []
@@ -284,7 +307,9 @@ class FakeAnthropicServer:
             handler.send_json(400, _error_body("invalid_request_error", message))
             return None
 
-    def _answer_messages(self, handler: _Handler, body: Any) -> None:
+    def _answer_messages(self, handler: _Handler, body: Any, *, wire: str = "anthropic") -> None:
+        handler.wire = wire
+        self.request_wires.append(wire)
         cache = self.prompt_cache if isinstance(body, dict) else None
         if cache is not None and count_breakpoints(body) > MAX_BREAKPOINTS:
             found = count_breakpoints(body)
