@@ -27,7 +27,7 @@ _ANY_ARGUMENTS = frozenset(
     {
         "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo", "which",
         "type", "stat", "du", "df", "cut", "tr", "diff", "cmp", "whoami", "id", "groups",
-        "uname", "basename", "dirname", "realpath", "readlink", "jq", "nproc", "free", "ps",
+        "uname", "basename", "dirname", "realpath", "readlink", "nproc", "free", "ps",
         "seq", "true", "false", ":", "column", "nl", "od", "hexdump", "md5sum", "sha1sum",
         "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "tac",
         "rev", "paste", "comm", "join", "fold", "expand", "unexpand", "strings", "sleep",
@@ -307,6 +307,18 @@ def _awk(args: Sequence[Word]) -> bool:
     return program.is_literal and awk_program_is_safe(program.value)
 
 
+_JQ_MODULES = re.compile(r"\b(?:import|include|modulemeta|get_search_list)\b")
+
+
+def _jq(args: Sequence[Word]) -> bool:
+    # `import "x" as y;` and `include` load .jq files from ~/.jq and -L directories,
+    # which no path argument names; a filter we cannot see could do the same.
+    if any(arg.value.startswith(("-L", "--library-path", "--l")) for arg in args):
+        return False
+    return not any(_JQ_MODULES.search(arg.value) or (arg.has_expansion and not arg.value.startswith("-"))
+                   for arg in args)
+
+
 def _xxd(args: Sequence[Word]) -> bool:
     # Options end at the input file; any word after it, `-p` included, names the output.
     index = 0
@@ -433,6 +445,7 @@ COMMAND_RULES: dict[str, ArgumentRule] = {
     "sed": _sed,
     **{name: _awk for name in _AWK_NAMES},
     "xxd": _xxd,
+    "jq": _jq,
     "find": _find,
     "rg": _rg,
     "tree": _tree,

@@ -508,6 +508,13 @@ DANGEROUS: tuple[Case, ...] = tuple(
             "awk '{ print ENVIRON[\"HOME\"] }'",
             "gawk 'BEGIN { print |& \"/inet/tcp/0/127.0.0.1/9\" }'",
         ],
+        "jq-modules": [
+            "jq -n 'import \"x\" as y; .'",
+            "jq 'include \"evil\"; .' data.json",
+            "jq -L /tmp . data.json",
+            "jq --library-path=/tmp . data.json",
+            "jq \"$filter\" data.json",
+        ],
         "malformed": [
             "",
             "   ",
