@@ -57,7 +57,12 @@ class AgentMagics(Magics):
     deny = List(Unicode(), help="Deny rules for every session.").tag(config=True)
     max_turns = Int(None, allow_none=True, help="Stop a run after this many model turns (None: no limit).").tag(config=True)
     insert_code_cell = Bool(
-        True, help="After a run that executed code, offer that code as a new cell below (reproducibility)."
+        True,
+        help=(
+            "After a run that executed code, put that code below the %%agent cell (reproducibility): with the live "
+            "notebook, one real code cell per ExecuteCode call, marked as the agent's (metadata nb_agent.agent_made); "
+            "otherwise one new cell offered with set_next_input."
+        ),
     ).tag(config=True)
     render = Enum(
         RENDER_MODES,

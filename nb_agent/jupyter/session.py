@@ -609,6 +609,13 @@ class KernelAgentSession:
         ]
         if not snippets:
             return
+        live = self.live.just_ended
+        if live is not None:  # the live notebook: real cells, one per call, marked as the agent's
+            try:
+                live.add_code_cells([f"# Code the agent ran (ExecuteCode)\n{snippet}" for snippet in snippets])
+                return
+            except Exception:  # noqa: BLE001 - the page went away: offer it the old way
+                log.debug("adding the code cells failed", exc_info=True)
         text = "# Code the agent ran in the cell above\n" + "\n\n".join(snippets) + "\n"
         try:
             self.shell.set_next_input(text)

@@ -67,7 +67,9 @@ class LiveDocument:
     def update(self, snapshot: Snapshot) -> None:
         """A newer snapshot from the page (the user kept working while the agent ran)."""
         self.snapshot = snapshot
-        self.cells = [cell.model_copy(deep=True) for cell in snapshot.cells]
+        # The snapshot is this document's own (parsed for it): its cells are taken, not copied
+        # (a copy of 300 cells with outputs cost more than the parse itself).
+        self.cells = list(snapshot.cells)
         self.editing_cell_id = snapshot.editing_cell_id
 
     # --- lookups ----------------------------------------------------------------------------------

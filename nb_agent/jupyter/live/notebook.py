@@ -44,6 +44,8 @@ class LiveNotebook:
         self.last: LiveRun | None = None
         self.mode = "file"
         self.reason = "no %%agent cell has run yet"
+        self.just_ended: LiveRun | None = None
+        """The live run of the cell that just ended (``None`` when it ran in file mode)."""
         self._left: LiveDocument | None = None
         """The notebook as the agent left it (end of its last live run)."""
 
@@ -88,6 +90,7 @@ class LiveNotebook:
     def end_run(self) -> None:
         run = self.current
         self.current = None
+        self.just_ended = run
         if run is None:
             return
         try:

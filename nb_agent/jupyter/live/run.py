@@ -207,6 +207,22 @@ class LiveRun:
             inverse=[MoveOp(cell_id=cell.id, after_cell_id=before)],
         )
 
+    def add_code_cells(self, sources: list[str]) -> EditRecord:
+        """The agent's code as real cells right below the ``%%agent`` cell, marked as the
+        agent's, in one transaction; sent without waiting (the run has ended)."""
+        after = self.document.executing_cell_id
+        ops: list[EditOp] = []
+        for source in sources:
+            cell = NewCell(id=new_cell_id(), cell_type="code", source=source, metadata={"nb_agent": {"agent_made": True, "run_id": self.run_id}})
+            ops.append(InsertOp(after_cell_id=after, cell=cell))
+            after = cell.id
+        edit = EditMessage(edit_id=uuid.uuid4().hex, run_id=self.run_id, ops=ops)
+        self.channel.send(edit.model_dump(mode="json"))
+        inverse: list[EditOp] = [DeleteOp(cell_id=op.cell.id, expected_source=op.cell.source) for op in ops if isinstance(op, InsertOp)]
+        record = EditRecord(edit_id=edit.edit_id, summary=f"added {len(ops)} code cell(s) of the agent", cell_id=None, ops=ops, inverse=inverse)
+        self.edits.append(record)
+        return record
+
     async def refresh(self) -> None:
         """Ask the page for its current state (used when its replies arrive mid-run)."""
         if not self.acks_arrive:

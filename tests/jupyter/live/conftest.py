@@ -60,16 +60,16 @@ class LiveCase:
         self.pages.append(page)
         return page
 
-    def start_agent(self, page: FakeLivePage, prompt: str) -> Any:
+    def start_agent(self, page: FakeLivePage, prompt: str, options: str = "--permission-mode acceptEdits") -> Any:
         """Start the page's ``%%agent`` cell as JupyterLab would: snapshot, then the request."""
-        source = f"%%agent --permission-mode acceptEdits\n{prompt}"
+        source = f"%%agent {options}\n{prompt}"
         page.find(self.agent_id)["source"] = source
         page.before_agent_cell(self.agent_id)
         return self.kernel.start(source, metadata={"cellId": self.agent_id})
 
-    def run_agent(self, page: FakeLivePage, prompt: str, *, timeout: float = 30, **kwargs: Any) -> Any:
+    def run_agent(self, page: FakeLivePage, prompt: str, *, timeout: float = 30, options: str = "--permission-mode acceptEdits") -> Any:
         """:meth:`start_agent` and wait for the cell to finish."""
-        return self.kernel.wait(self.start_agent(page, prompt), timeout=timeout, **kwargs)
+        return self.kernel.wait(self.start_agent(page, prompt, options), timeout=timeout)
 
     def when_model_called(self, run: Any, times: int, start: int) -> None:
         """Wait until the model has been called ``times`` times since ``start`` requests."""

@@ -107,3 +107,21 @@ def test_without_a_page_the_notebook_is_edited_as_a_file_as_before(live_case, re
     assert "x = 'from the agent'" in case.path.read_text()
     status = kernel.run("%agent status").stdout
     assert "live       file — the execute request carries no cellId" in status
+
+
+def test_the_agents_code_becomes_marked_cells_below_the_agent_cell(live_case):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    kernel.server.script.add(
+        Reply(content=[tool_use("ExecuteCode", {"code": "live_a = 20"})]),
+        Reply(content=[tool_use("ExecuteCode", {"code": "live_b = live_a + 1"})]),
+        Reply(content=[text("live_b is 21")]),
+    )
+    run = case.run_agent(page, "compute", options="--permission-mode bypassPermissions")
+    assert run.status == "ok", run.errors
+    kernel.wait_for(run, lambda: len(page.cells) == 5)
+    index = page.ids().index(case.agent_id)
+    added = page.cells[index + 1 : index + 3]
+    assert [c["source"].splitlines()[-1] for c in added] == ["live_a = 20", "live_b = live_a + 1"]
+    assert all(c["metadata"]["nb_agent"]["agent_made"] for c in added)
+    assert not any(p.get("source") == "set_next_input" for p in run.payload)

@@ -1,0 +1,123 @@
+"""A JupyterLab server for browser tests and benches: started on a free 127.0.0.1 port in a
+scratch directory (its own settings, workspaces, config and runtime dirs), kernels reaching
+nb_agent's fake Messages API server, stopped with :func:`stop_lab`."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nb_agent.testing.fake_server import FakeAnthropicServer
+
+CHROMIUM = os.environ.get("NB_AGENT_CHROMIUM", "/usr/bin/chromium")
+TOKEN = "nb-agent-browser-test"
+SERVER_START_S = 90
+KERNELS_SETTINGS = "@jupyterlab/apputils-extension/kernels-settings.jupyterlab-settings"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Lab:
+    url: str
+    root: Path
+    server: FakeAnthropicServer
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def notebook(self, name: str, sources: list[str], outputs: list[list[dict[str, Any]]] | None = None) -> Path:
+        """Write a notebook of code cells (with ``outputs`` per cell, if given) into the root."""
+        import nbformat
+
+        notebook = nbformat.v4.new_notebook()
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+        for cell, cell_outputs in zip(notebook.cells, outputs or []):
+            cell.outputs = [nbformat.from_dict(o) for o in cell_outputs]
+        path = self.root / name
+        path.write_text(nbformat.writes(notebook))
+        return path
+
+    def open_url(self, name: str) -> str:
+        return f"{self.url}/lab/tree/{name}?token={TOKEN}&reset"
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited: {log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"JupyterLab did not start in {SERVER_START_S}s: {log.read_text()[-3000:]}")
+
+
+def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: str) -> Lab:
+    root, settings = base / "root", base / "settings"
+    root.mkdir(parents=True)
+    setting = settings / KERNELS_SETTINGS
+    setting.parent.mkdir(parents=True)
+    setting.write_text(json.dumps({"commsOverSubshells": comms_over_subshells}))
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NB_AGENT_", "JPY_"))}
+    env.update(
+        ANTHROPIC_BASE_URL=server.base_url,
+        ANTHROPIC_API_KEY="test",
+        NB_AGENT_PERMISSION_MODE="acceptEdits",
+        MPLBACKEND="agg",
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+        JUPYTER_CONFIG_DIR=str(base / "config"),
+        JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+        HOME=str(base / "home"),
+    )
+    log = base / "lab.log"
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=", "--allow-root",
+        ],  # fmt: skip
+        cwd=root,
+        env=env,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, process, log)
+    except BaseException:
+        process.kill()
+        raise
+    return Lab(url=url, root=root, server=server, process=process, log=log)
+
+
+def stop_lab(lab: Lab) -> None:
+    lab.process.terminate()
+    try:
+        lab.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        lab.process.kill()
+        lab.process.wait(timeout=5)
+
+
+
+
+__all__ = ["CHROMIUM", "TOKEN", "Lab", "start_lab", "stop_lab"]
