@@ -10,6 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from nb_agent.errors import ConfigurationError
+from nb_agent.abort import AbortSignal
+from nb_agent.errors import AbortError
 from nb_agent.hooks.command import CommandHookWarning, command_hook
 from nb_agent.hooks.types import (
     DEFAULT_HOOK_TIMEOUT_S,
@@ -154,10 +156,20 @@ class Hooks:
             for m in matchers
         ]
 
-    async def run(self, event: HookEvent, hook_input: HookInput, *, timeout_cap: float | None = None) -> AggregatedHookResult:
+    async def run(
+        self,
+        event: HookEvent,
+        hook_input: HookInput,
+        *,
+        timeout_cap: float | None = None,
+        abort_signal: AbortSignal | None = None,
+    ) -> AggregatedHookResult:
         """Run every matching hook concurrently and merge their answers.
 
-        ``timeout_cap`` bounds every hook's timeout (SessionEnd at shutdown)."""
+        ``timeout_cap`` bounds every hook's timeout (SessionEnd at shutdown). With
+        ``abort_signal``, Stop cancels the hooks at once (a command hook's whole process
+        group is killed) and raises ``AbortError``: nothing waits for a hook's timeout
+        after the user pressed Stop (seed 000 §9.4)."""
         started = time.monotonic()
         query = hook_input.match_query
         calls = [
@@ -169,12 +181,32 @@ class Hooks:
         result = AggregatedHookResult()
         if not calls:
             return result
-        outcomes = await asyncio.gather(*(_run_one(cb, hook_input, timeout, capped=timeout_cap is not None) for cb, timeout in calls))
+        gathered = asyncio.gather(*(_run_one(cb, hook_input, timeout, capped=timeout_cap is not None) for cb, timeout in calls))
+        outcomes = await _unless_aborted(gathered, abort_signal)
         for outcome in outcomes:
             _merge(result, outcome, event)
         result.ran = len(calls)
         result.elapsed_s = time.monotonic() - started
         return result
+
+
+async def _unless_aborted(gathered: asyncio.Future[list[Any]], abort_signal: AbortSignal | None) -> list[Any]:
+    if abort_signal is None:
+        return await gathered
+    if abort_signal.aborted:
+        gathered.cancel()
+        await asyncio.gather(gathered, return_exceptions=True)
+        raise AbortError(abort_signal.reason or "Interrupted by user")
+    aborted = asyncio.ensure_future(abort_signal.wait())
+    try:
+        await asyncio.wait({gathered, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if gathered.done():
+        return gathered.result()
+    gathered.cancel()  # each command hook kills its process group on cancellation
+    await asyncio.gather(gathered, return_exceptions=True)
+    raise AbortError(abort_signal.reason or "Interrupted by user")
 
 
 async def _run_one(callback: HookCallback, hook_input: HookInput, timeout: float, *, capped: bool = False) -> HookOutput | str | None:

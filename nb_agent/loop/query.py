@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nb_agent.abort import AbortableStream
-from nb_agent.errors import FallbackTriggeredError, MediaTooLargeError, PromptTooLongError
+from nb_agent.errors import AbortError, FallbackTriggeredError, MediaTooLargeError, PromptTooLongError
 from nb_agent.hooks.effects import hook_notices
 from nb_agent.hooks.types import HookEvent, HookInput
 from nb_agent.loop.state import (
@@ -415,7 +415,11 @@ async def _finish_without_tools(
     hooks = params.tool_run_deps.hooks
     event: HookEvent = "SubagentStop" if params.subagent is not None else "Stop"
     if hooks.has(event):
-        result = await hooks.run(event, _stop_hook_input(params, state, turn, event))
+        try:
+            result = await hooks.run(event, _stop_hook_input(params, state, turn, event), abort_signal=ctx.abort_signal)
+        except AbortError:  # Stop pressed while the hook ran: it was killed, the run ends
+            out.terminal = Terminal(reason="aborted_tools", turn_count=state.turn_count)
+            return out
         out.events.extend(hook_notices(result, event))
         if result.prevent_continuation:
             reason = result.stop_reason or f"a {event} hook prevented continuation"

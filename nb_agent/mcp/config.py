@@ -30,6 +30,37 @@ TransportKind = Literal["stdio", "http", "sse"]
 
 PROJECT_CONFIG_FILE = ".mcp.json"
 
+_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def normalize_name_for_mcp(name: str) -> str:
+    """Make a server or tool name fit the API's tool-name alphabet ``[A-Za-z0-9_-]``."""
+    return _INVALID_NAME_CHARS.sub("_", name)
+
+
+def server_name_conflict(name: str, existing: list[str]) -> str | None:
+    """Why server ``name`` is refused, or ``None``.
+
+    Tools are named ``mcp__<server>__<tool>``, and rules (``mcp__github``) name servers.
+    A name that normalises to something containing ``__`` or ending in ``_`` could
+    produce another server's tool names (``github__evil`` + ``x`` is ``mcp__github__evil__x``,
+    which reads as server ``github``); two names that normalise alike give one set of
+    tool names. Both are refused, naming the server they would collide with.
+    """
+    key = normalize_name_for_mcp(name)
+    if not key.strip("_"):
+        return f"MCP server name {name!r} has no usable characters; server refused"
+    if "__" in key or key.endswith("_"):
+        shadowed = key.split("__")[0].rstrip("_") or key
+        return (
+            f"MCP server {name!r} refused: its tool names (mcp__{key}__…) could be taken for those of a server "
+            f"named {shadowed!r}; rename it without '__' and without a trailing '_'"
+        )
+    for other in existing:
+        if other != name and normalize_name_for_mcp(other) == key:
+            return f"MCP server {name!r} refused: it gives the same tool names (mcp__{key}__…) as server {other!r}; rename one"
+    return None
+
 
 @dataclass(frozen=True, kw_only=True)
 class StdioServerConfig:
@@ -237,7 +268,20 @@ def load_mcp_config(
         local = projects.get(str(cwd.resolve())) if isinstance(projects, Mapping) else None
         if isinstance(local, Mapping):
             merge(parse_mcp_servers(local.get("mcpServers"), scope="local", source=user_path, env=env))
-    return result
+    return _without_conflicting_names(result)
+
+
+def _without_conflicting_names(loaded: McpConfigLoad) -> McpConfigLoad:
+    """Refuse names that could collide (earlier scopes keep theirs: a project cannot shadow a user server)."""
+    kept: dict[str, ScopedServerConfig] = {}
+    issues = list(loaded.issues)
+    for name, server in loaded.servers.items():
+        problem = server_name_conflict(name, list(kept))
+        if problem is None:
+            kept[name] = server
+        else:
+            issues.append(ConfigIssue(source=str(server.source or server.scope), server=name, message=problem, level="warning"))
+    return McpConfigLoad(servers=kept, issues=issues)
 
 
 def transport_kind(config: McpServerConfig) -> TransportKind:

@@ -37,6 +37,7 @@ from nb_agent.mcp.config import (
     TransportKind,
     load_mcp_config,
     parse_server_config,
+    server_name_conflict,
 )
 from nb_agent.mcp.connection import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -134,6 +135,9 @@ class McpManager:
         self._lock = asyncio.Lock()
         for name, config in (servers or {}).items():
             if isinstance(config, ScopedServerConfig):
+                if problem := server_name_conflict(name, list(self._servers)):
+                    self.config_issues.append(ConfigIssue(source=str(config.source or config.scope), server=name, message=problem, level="warning"))
+                    continue
                 self._servers[name] = _Server(config=config)
             else:
                 self.add_server(name, config, scope="runtime")
@@ -164,6 +168,8 @@ class McpManager:
             raise ConfigurationError("MCP server name must be a non-empty string")
         if name in self._servers:
             raise ConfigurationError(f"MCP server {name!r} already exists; remove it first")
+        if problem := server_name_conflict(name, list(self._servers)):
+            raise ConfigurationError(problem)
         parsed = parse_server_config(config)
         self._servers[name] = _Server(config=ScopedServerConfig(name=name, config=parsed, scope=scope))
 

@@ -14,7 +14,6 @@ unless a rule (``mcp__server``, ``mcp__server__tool``) allows it.
 from __future__ import annotations
 
 import asyncio
-import re
 from functools import cached_property
 from typing import Any, ClassVar, NoReturn, Protocol
 
@@ -22,6 +21,7 @@ import mcp_types as mt
 from pydantic import BaseModel, ConfigDict
 
 from nb_agent.errors import AbortError, InputValidationError, ToolError
+from nb_agent.mcp.config import normalize_name_for_mcp
 from nb_agent.messages import ContentBlock
 from nb_agent.mcp.results import DEFAULT_MAX_OUTPUT_TOKENS, McpToolOutput, convert_call_result
 from nb_agent.tools.base import DEFAULT_MAX_RESULT_SIZE_CHARS, ProgressCallback, Tool, ToolResult, ToolUseContext
@@ -31,13 +31,6 @@ MAX_DESCRIPTION_CHARS = 2_048
 """Claude Code's cap on an MCP tool description (some servers ship pages of text)."""
 SEARCH_HINT_META_KEY = "anthropic/searchHint"
 ALWAYS_LOAD_META_KEY = "anthropic/alwaysLoad"
-
-_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def normalize_name_for_mcp(name: str) -> str:
-    """Make a server or tool name fit the API's tool-name alphabet ``[A-Za-z0-9_-]``."""
-    return _INVALID_NAME_CHARS.sub("_", name)
 
 
 def mcp_tool_name(server: str, tool: str) -> str:
@@ -78,6 +71,8 @@ class McpTool(Tool[McpToolInput]):
         name: str | None = None,
     ) -> None:
         self.server_name = server_name
+        self.mcp_server_key = normalize_name_for_mcp(server_name)
+        """The server part of the tool's name: what ``mcp__<server>`` rules match, exactly."""
         self.definition = definition
         self.caller = caller
         self.max_output_tokens = max_output_tokens

@@ -6,9 +6,9 @@
 2. plan mode and a tool that is not read-only -> deny
 3. ask rules -> ask (in every mode, ``bypassPermissions`` included)
 4. the tool's own ``check_permissions``: deny -> deny; ask is kept for step 6
-5. safety checks, immune to modes and allow rules -> ask: writing nb_agent's own
-   configuration (``.claude/settings*.json``, ``.claude/``, ``.nb_agent/``, ``.git/``) or
-   writing outside the working directories
+5. safety checks, immune to modes, allow rules and hooks -> ask: writing a protected
+   file (agent configuration, shell/IPython startup files, ``.ssh/``, site-packages…;
+   see :mod:`nb_agent.permissions.protected`) or writing outside the working directories
 6. the tool's ask -> ask (``bypassPermissions`` overrides it)
 7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
 8. allow rules -> allow; for Bash, every simple command covered by an allow rule or
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from nb_agent.errors import ConfigurationError
 from nb_agent.permissions.fast_path import ReadScope, shell_fast_path
 from nb_agent.permissions.paths import candidate_paths, home_directory, is_within, resolve_tool_path
+from nb_agent.permissions.protected import protected_reason
 from nb_agent.permissions.rules import (
     PermissionRule,
     RuleBehavior,
@@ -59,25 +60,15 @@ if TYPE_CHECKING:
 __all__ = ["RuleBasedPolicy", "is_protected_config_path"]
 
 _SOURCE_ORDER: tuple[RuleSource, ...] = ("user", "project", "local", "caller", "session")
-_CLAUDE_DIR_EXEMPT = frozenset({"commands", "agents", "skills"})
-"""Inside ``.claude/`` only these may be written without asking (as in Claude Code)."""
 
 
 def is_protected_config_path(path: Path) -> bool:
-    """Is ``path`` (or what it resolves to) agent configuration that always needs approval?
+    """Is ``path`` (or what it resolves to) a file whose change always needs approval?
 
-    ``.claude/settings*.json`` and the rest of ``.claude/`` (hooks run code), everything
-    under ``.nb_agent/``, and ``.git/`` (git hooks run code).
+    See :mod:`nb_agent.permissions.protected` for the list (agent configuration, shell
+    and IPython startup files, ``.ssh/``, Python's own directories, …).
     """
-    for candidate in candidate_paths(path):
-        parts = candidate.parts
-        if ".nb_agent" in parts or ".git" in parts:
-            return True
-        if ".claude" in parts:
-            after = parts[parts.index(".claude") + 1 :]
-            if not after or after[0] not in _CLAUDE_DIR_EXEMPT:
-                return True
-    return False
+    return protected_reason(path) is not None
 
 
 class RuleBasedPolicy(PermissionPolicy):
@@ -192,7 +183,9 @@ class RuleBasedPolicy(PermissionPolicy):
                 )
             )
         if rule := self.matching_rule(tool, input, ctx, behavior="ask"):
-            return PermissionAsk(message=f"The rule {rule.text} ({rule.source} settings) asks before {tool.name} runs.")
+            return PermissionAsk(
+                message=f"The rule {rule.text} ({rule.source} settings) asks before {tool.name} runs.", hook_may_allow=False
+            )
 
         tool_decision = await tool.check_permissions(input, ctx)
         if isinstance(tool_decision, PermissionDeny):
@@ -281,9 +274,10 @@ class RuleBasedPolicy(PermissionPolicy):
         if path is None:
             return None
         shown = candidate_paths(path)[0]
-        if is_protected_config_path(path):
+        if reason := protected_reason(path):
             return PermissionAsk(
-                message=f"{tool.name} wants to change {shown}, which is agent configuration; this always needs approval."
+                message=f"{tool.name} wants to change {shown}: {reason}. Changing it always needs approval.",
+                hook_may_allow=False,
             )
         directories = self.working_directories(ctx)
         if not is_within(path, directories):
@@ -292,7 +286,8 @@ class RuleBasedPolicy(PermissionPolicy):
                 message=(
                     f"{tool.name} wants to write {shown}, outside the working directories ({listed}). "
                     "Writes there always need approval; add the directory to additionalDirectories to allow them."
-                )
+                ),
+                hook_may_allow=False,
             )
         return None
 

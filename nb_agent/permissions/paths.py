@@ -134,6 +134,8 @@ def resolve_tool_path(raw: str, *, cwd: Path, home: Path | None = None) -> Path:
     text = raw.strip()
     if text == "~" or text.startswith("~/"):
         path = home / text[2:]
+    elif text.startswith("~"):  # ``~user/...``: the file tools expand it, so must we
+        path = Path(os.path.expanduser(text))
     else:
         path = Path(text)
         if not path.is_absolute():

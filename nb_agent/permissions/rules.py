@@ -164,7 +164,7 @@ def rule_applies_to_tool(rule: PermissionRule, tool: Tool[Any]) -> bool:
     """Does the rule's tool part name this tool (ignoring the content)?"""
     name = rule.tool_name
     if name.startswith(_MCP_PREFIX):
-        return _mcp_rule_covers(name, tool.name)
+        return _mcp_rule_covers(name, tool)
     if name == tool.name or name in tool.aliases:
         return True
     family = tool_family(tool)
@@ -176,13 +176,23 @@ def rule_applies_to_tool(rule: PermissionRule, tool: Tool[Any]) -> bool:
     return name == "Edit" and family == "file_read" and rule.behavior == "allow"
 
 
-def _mcp_rule_covers(rule_name: str, tool_name: str) -> bool:
-    if rule_name.endswith("__*"):
-        return tool_name.startswith(rule_name[:-1])
-    if rule_name == tool_name:
-        return True
-    # ``mcp__server`` (no tool part) covers every tool of that server.
-    return "__" not in rule_name[len(_MCP_PREFIX) :] and tool_name.startswith(rule_name + "__")
+def _mcp_rule_covers(rule_name: str, tool: Tool[Any]) -> bool:
+    """``mcp__server`` / ``mcp__server__*`` cover the tools of exactly that server (never of
+    ``server__evil``); ``mcp__server__tool`` covers exactly that tool name."""
+    rest = rule_name[len(_MCP_PREFIX) :]
+    if rest.endswith("__*"):
+        server_rule: str | None = rest[: -len("__*")]
+    else:
+        server_rule = rest if "__" not in rest else None
+    if server_rule is None:
+        return rule_name == tool.name
+    if not tool.is_mcp:
+        return False
+    # The server's own (normalised) name, not a prefix of the tool name.
+    server = getattr(tool, "mcp_server_key", None)
+    if server is None:
+        server = tool.name[len(_MCP_PREFIX) :].split("__", 1)[0] if tool.name.startswith(_MCP_PREFIX) else None
+    return server == server_rule
 
 
 # --- content matching ------------------------------------------------------------------

@@ -42,6 +42,9 @@ class PermissionAsk:
     message: str
     suggested_rule: str | None = None
     """The rule an "Always allow" answer would add (a prefix rule for Bash)."""
+    hook_may_allow: bool = True
+    """False for the asks only the user may answer (an ask rule, a protected file, a write
+    outside the working directories): a PreToolUse hook's "allow" does not skip them."""
 
 
 PermissionDecision = Union[PermissionAllow, PermissionDeny, PermissionAsk]

@@ -1,8 +1,9 @@
 """The per-call pipeline (SPEC §3): one tool_use in, progress and exactly one tool_result out.
 
 lookup/aliases → schema validation → ``validate_input`` → PreToolUse hooks → permission
-decision (hook > rules > interactive; a Notification hook fires when the user is asked) →
-call with progress → PostToolUse hooks (PostToolUseFailure when the call failed) → result
+decision (rules; a hook may deny, ask, or allow what would only ask; then interactive; a
+Notification hook fires when the user is asked) → call with progress → PostToolUse hooks
+(PostToolUseFailure when the call failed) → result
 mapping and size processing.
 """
 
@@ -193,13 +194,16 @@ class _ToolCall:
     async def _pre_tool_hooks(self, raw: dict[str, Any], parsed: Any) -> tuple[dict[str, Any], Any, PermissionDecision | None]:
         if not self.deps.hooks.has("PreToolUse"):
             return raw, parsed, None
-        result = await self.deps.hooks.run("PreToolUse", self._hook_input("PreToolUse", raw))
+        result = await self.deps.hooks.run(
+            "PreToolUse", self._hook_input("PreToolUse", raw), abort_signal=self.ctx.abort_signal
+        )
         self._hook_notices(result, "PreToolUse")
         if result.prevent_continuation:
             self.prevent_continuation = True
         if result.updated_input is not None:
-            raw = result.updated_input
-            parsed = self._parse(raw)
+            # A hook's input is the model's input as far as safety goes: the schema, the
+            # tool's own checks (which resolve ``~user`` paths) and every rule see it.
+            raw, parsed = await self._revalidated(result.updated_input, "a PreToolUse hook")
         decision: PermissionDecision | None = None
         reason = result.permission_decision_reason or "; ".join(result.blocking_errors)
         if result.permission_decision == "deny":
@@ -207,13 +211,34 @@ class _ToolCall:
         elif result.permission_decision == "ask":
             decision = PermissionAsk(message=reason or "A hook asked for confirmation")
         elif result.permission_decision == "allow":
-            decision = PermissionAllow(updated_input=result.updated_input, reason=reason or None)
+            decision = PermissionAllow(reason=reason or None)
         if self.prevent_continuation and decision is None:
             decision = PermissionDeny(message=f"Execution stopped by PreToolUse hook: {result.stop_reason or ''}".strip())
         return raw, parsed, decision
 
+    async def _revalidated(self, updated: Any, source: str) -> tuple[dict[str, Any], Any]:
+        try:
+            parsed = self._parse(updated)
+            await self._validate(parsed)
+        except _Refused as refused:
+            raise _Refused(f"The input {source} supplied was rejected: {refused.text}") from None
+        return updated, parsed
+
+    async def _decide(self, parsed: Any, hook_decision: PermissionDecision | None) -> PermissionDecision:
+        """The rules' decision, then the hook's: a hook may deny or ask, and its *allow*
+        answers only an ordinary ask; deny rules and the safety asks (protected files,
+        writes outside the working directories, ask rules) stand."""
+        decision = await self.deps.permission_policy.decide(self.tool, parsed, self.ctx)
+        if isinstance(decision, PermissionDeny) or hook_decision is None:
+            return decision
+        if isinstance(hook_decision, PermissionAllow):
+            if isinstance(decision, PermissionAsk) and not decision.hook_may_allow:
+                return decision
+            return hook_decision
+        return hook_decision
+
     async def _permission(self, raw: dict[str, Any], parsed: Any, hook_decision: PermissionDecision | None) -> tuple[dict[str, Any], Any]:
-        decision = hook_decision or await self.deps.permission_policy.decide(self.tool, parsed, self.ctx)
+        decision = await self._decide(parsed, hook_decision)
         if isinstance(decision, PermissionAsk):
             decision = await self._ask(raw, decision)
         if isinstance(decision, PermissionDeny):
@@ -226,8 +251,7 @@ class _ToolCall:
                 self.ctx.abort_controller.abort("Interrupted by user")
             raise _Refused(decision.message)
         if decision.updated_input is not None and decision.updated_input != raw:
-            raw = decision.updated_input
-            parsed = self._parse(raw)
+            raw, parsed = await self._revalidated(decision.updated_input, "the permission answer")
         return raw, parsed
 
     async def _ask(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
@@ -310,7 +334,10 @@ class _ToolCall:
             hook_input = self._hook_input(event, raw, error=_error_text(result.data), is_interrupt=False)
         else:
             hook_input = self._hook_input(event, raw, tool_response=_jsonable(result.data))
-        hook = await self.deps.hooks.run(event, hook_input)
+        try:
+            hook = await self.deps.hooks.run(event, hook_input, abort_signal=self.ctx.abort_signal)
+        except AbortError:
+            return result  # the tool ran: its result stands, the loop sees the abort next
         self._hook_notices(hook, event)
         if hook.prevent_continuation:
             self.prevent_continuation = True
@@ -338,6 +365,8 @@ class _ToolCall:
         for update in self._drain_extra():
             yield update
         raw, parsed = await self._permission(raw, parsed, hook_decision)
+        if self.ctx.abort_signal.aborted:  # Stop while the hooks or the approval ran: never start the tool
+            raise AbortError(self.ctx.abort_signal.reason or INTERRUPT_MESSAGE)
         result: ToolResult | None = None
         try:
             async for item in self._call(parsed):

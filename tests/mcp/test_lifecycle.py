@@ -13,23 +13,11 @@ import pytest
 from nb_agent.errors import ToolError
 from nb_agent.mcp import McpManager, McpSettings
 from nb_agent.testing.mcp_server import stdio_config
+from nb_agent.testing.processes import process_alive as alive
 
 
 def by_name(manager: McpManager):
     return {t.name: t for t in manager.tools()}
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie still answers kill(0); it is dead for our purposes
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def server_pid(manager: McpManager, call_tool, server: str = "test") -> int:

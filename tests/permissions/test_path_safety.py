@@ -173,11 +173,13 @@ async def test_user_settings_file_is_protected(home: Path) -> None:
 
 
 @pytest.mark.parametrize("path", [".claude/commands/review.md", ".claude/agents/x.md", ".claude/skills/s/SKILL.md"])
-async def test_claude_commands_agents_and_skills_are_not_protected(
+async def test_everything_under_dot_claude_is_protected(
     project: Path, home: Path, tools: SimpleNamespace, ctx: ToolUseContext, path: str
 ) -> None:
+    # Agents and skills change what the agent does (an agent definition names tools and
+    # a mode), so unlike Claude Code, nb_agent asks for these too.
     policy = make_policy(project, home, "acceptEdits")
-    assert isinstance(await decide(policy, tools.write, ctx, file_path=path), PermissionAllow)
+    assert isinstance(await decide(policy, tools.write, ctx, file_path=path), PermissionAsk)
 
 
 async def test_symlink_to_a_settings_file_is_protected(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from nb_agent.testing.processes import process_alive as alive
 from nb_agent.abort import AbortController
 from nb_agent.tools.base import ToolResult, ToolSession, ToolUseContext
 from nb_agent.tools.bash import BashTool
@@ -23,19 +24,6 @@ def ctx(tmp_path: Path) -> ToolUseContext:
 def start(ctx: ToolUseContext, command: str, **fields: object) -> asyncio.Task[ToolResult]:
     tool = BashTool()
     return asyncio.create_task(tool.call(tool.parse_input({"command": command, **fields}), ctx, lambda _: None))
-
-
-def alive(pid: int) -> bool:
-    """Running and not a zombie (an orphan's reaper may be slow)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 def group_members(pgid: int) -> list[int]:
