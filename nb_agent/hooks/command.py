@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import os
 import signal
@@ -101,8 +102,17 @@ def _exit_2_output(event: str, stderr: str, command: str) -> HookOutput:
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
+    kill_process_group(process.pid)
+
+
+def kill_process_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(pgid, signal.SIGKILL)
+
+
+started_groups: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar("nb_agent_hook_groups", default=None)
+"""The process groups of the command hooks one ``Hooks.run`` started: Stop kills them all
+even if a hook's task is torn down before its own cleanup runs."""
 
 
 async def _read_capped(stream: asyncio.StreamReader | None) -> tuple[bytes, bool]:
@@ -168,6 +178,9 @@ def command_hook(command: str, *, timeout: float, project_dir: str | None = None
             )
         except OSError as exc:
             raise CommandHookWarning(f"hook could not start ({exc}): {command}") from None
+        groups = started_groups.get()
+        if groups is not None:
+            groups.add(process.pid)
         payload = json.dumps(hook_input.to_json_dict(), default=str).encode()
         try:
             stdout, cut, stderr = await asyncio.wait_for(_communicate(process, payload), timeout)

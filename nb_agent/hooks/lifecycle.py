@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from nb_agent.errors import AbortError
 from nb_agent.hooks.effects import context_messages, hook_notices
 from nb_agent.hooks.types import HookEvent, HookInput, SessionStartSource
 from nb_agent.messages import AttachmentMessage, SystemMessage
@@ -48,6 +49,10 @@ class SessionHooks:
         self.started = False
         """A SessionStart ran and no SessionEnd since."""
 
+    def _abort_signal(self) -> Any:
+        controller = self._engine.abort_controller
+        return controller.signal if controller is not None else None
+
     def _input(self, event: HookEvent, **fields: Any) -> HookInput:
         engine = self._engine
         return HookInput(
@@ -64,7 +69,12 @@ class SessionHooks:
         hooks = self._engine.hooks
         if not hooks.has("SessionStart"):
             return [], []
-        result = await hooks.run("SessionStart", self._input("SessionStart", source=source, model=self._engine.config.model))
+        try:
+            result = await hooks.run(
+                "SessionStart", self._input("SessionStart", source=source, model=self._engine.config.model), abort_signal=self._abort_signal()
+            )
+        except AbortError:  # Stop while it ran: the hook was killed; the prompt is refused next
+            return [], []
         added = context_messages(result, "SessionStart", session_dir=self._engine.session_dir)
         notices = [*hook_notices(result, "SessionStart"), *(m for m in added if isinstance(m, SystemMessage))]
         return notices, [m for m in added if isinstance(m, AttachmentMessage)]
@@ -87,7 +97,11 @@ class SessionHooks:
         hooks = self._engine.hooks
         if not hooks.has("UserPromptSubmit"):
             return PromptGate()
-        result = await hooks.run("UserPromptSubmit", self._input("UserPromptSubmit", prompt=prompt))
+        try:
+            result = await hooks.run("UserPromptSubmit", self._input("UserPromptSubmit", prompt=prompt), abort_signal=self._abort_signal())
+        except AbortError as exc:
+            text = f"Stopped while a UserPromptSubmit hook ran ({exc.reason}); nothing was sent to the model."
+            return PromptGate(events=[SystemMessage(level="warning", subtype="prompt_blocked", content=text)], refused=exc.reason)
         events: list[Any] = list(hook_notices(result, "UserPromptSubmit"))
         if result.blocking_errors or result.prevent_continuation:
             reason = "\n".join(result.blocking_errors) or result.stop_reason or "no reason given"

@@ -12,7 +12,7 @@ from typing import Any
 from nb_agent.errors import ConfigurationError
 from nb_agent.abort import AbortSignal
 from nb_agent.errors import AbortError
-from nb_agent.hooks.command import CommandHookWarning, command_hook
+from nb_agent.hooks.command import CommandHookWarning, command_hook, kill_process_group, started_groups
 from nb_agent.hooks.types import (
     DEFAULT_HOOK_TIMEOUT_S,
     HOOK_EVENTS,
@@ -181,8 +181,13 @@ class Hooks:
         result = AggregatedHookResult()
         if not calls:
             return result
-        gathered = asyncio.gather(*(_run_one(cb, hook_input, timeout, capped=timeout_cap is not None) for cb, timeout in calls))
-        outcomes = await _unless_aborted(gathered, abort_signal)
+        groups: set[int] = set()
+        token = started_groups.set(groups)  # the hooks' tasks copy this context
+        try:
+            gathered = asyncio.gather(*(_run_one(cb, hook_input, timeout, capped=timeout_cap is not None) for cb, timeout in calls))
+        finally:
+            started_groups.reset(token)
+        outcomes = await _unless_aborted(gathered, abort_signal, groups)
         for outcome in outcomes:
             _merge(result, outcome, event)
         result.ran = len(calls)
@@ -190,23 +195,41 @@ class Hooks:
         return result
 
 
-async def _unless_aborted(gathered: asyncio.Future[list[Any]], abort_signal: AbortSignal | None) -> list[Any]:
+async def _unless_aborted(gathered: asyncio.Future[list[Any]], abort_signal: AbortSignal | None, groups: set[int]) -> list[Any]:
+    """``gathered``'s result, unless Stop comes first; on Stop or on cancellation the hooks'
+    process groups are killed first (so nothing waits on their pipes), then their tasks
+    are cancelled, before this returns."""
     if abort_signal is None:
-        return await gathered
-    if abort_signal.aborted:
-        gathered.cancel()
-        await asyncio.gather(gathered, return_exceptions=True)
-        raise AbortError(abort_signal.reason or "Interrupted by user")
-    aborted = asyncio.ensure_future(abort_signal.wait())
+        try:
+            return await gathered
+        except BaseException:
+            await _cancel(gathered, groups)
+            raise
+    loop = asyncio.get_running_loop()
+    stopped = loop.create_future()
+
+    def on_abort(reason: str) -> None:  # any thread
+        loop.call_soon_threadsafe(lambda: stopped.done() or stopped.set_result(reason))
+
+    remove = abort_signal.add_callback(on_abort)
     try:
-        await asyncio.wait({gathered, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({gathered, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if gathered.done():
+            return gathered.result()
+    except BaseException:
+        await _cancel(gathered, groups)
+        raise
     finally:
-        aborted.cancel()
-    if gathered.done():
-        return gathered.result()
-    gathered.cancel()  # each command hook kills its process group on cancellation
-    await asyncio.gather(gathered, return_exceptions=True)
+        remove()
+    await _cancel(gathered, groups)
     raise AbortError(abort_signal.reason or "Interrupted by user")
+
+
+async def _cancel(gathered: asyncio.Future[list[Any]], groups: set[int]) -> None:
+    for pgid in groups:
+        kill_process_group(pgid)
+    gathered.cancel()
+    await asyncio.gather(gathered, return_exceptions=True)
 
 
 async def _run_one(callback: HookCallback, hook_input: HookInput, timeout: float, *, capped: bool = False) -> HookOutput | str | None:
