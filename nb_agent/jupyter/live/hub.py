@@ -25,9 +25,10 @@ if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_WAIT_S = 2.0
-"""How long a run start waits for its snapshot when a page is connected (it normally is
-already there: it was sent before the execute request)."""
+SNAPSHOT_WAIT_S = 5.0
+"""How long a run start waits for its snapshot when a page is connected. It is normally there
+already (sent before the execute request), but over a kernel subshell it is handled on another
+thread and, on a loaded machine, can come seconds late; giving up means file mode for the run."""
 FIRST_CONTACT_WAIT_S = 0.3
 """When JupyterLab sent the execute request (it carries ``cellId``) but no page has
 connected yet: how long to wait for a page that opens its comm with this very request."""
