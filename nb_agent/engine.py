@@ -496,6 +496,7 @@ class QueryEngine:
         self.context_manager.reset()
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
         self.tool_session.session_dir = self.session_dir
+        self.tool_session.read_file_state.clear()  # the new conversation has read nothing
         self.session_hooks.pending_start = "clear"
 
     async def start_new_conversation(self) -> list[Any]:

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from nb_agent.abort import AbortController
 from nb_agent.messages import ContentBlock
 from nb_agent.permissions.types import PermissionAllow, PermissionDecision, PermissionMode
+from nb_agent.tools.file_state_cache import FileStateCache
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
@@ -47,7 +48,8 @@ class ToolSession:
     """
 
     cwd: Path = field(default_factory=Path.cwd)
-    read_file_state: dict[str, FileState] = field(default_factory=dict)
+    read_file_state: FileStateCache = field(default_factory=FileStateCache)
+    """What the conversation has read (an LRU of at most 25 MB); emptied by a new conversation."""
     session_dir: Path | None = None
     """Where this session keeps tool results, background output and the like."""
     additional_directories: list[Path] = field(default_factory=list)
