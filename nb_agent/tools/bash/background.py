@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
+from nb_agent.tools.bash import output_cap
 from nb_agent.tools.bash.shell import RunningCommand, read_output_slice
 
 ShellStatus = Literal["running", "completed", "failed", "killed"]
@@ -38,6 +39,7 @@ class BackgroundShell:
     description: str | None = None
     read_offset: int = 0
     """Bytes of the output file already returned by ``BashOutput``."""
+    cap_noticed: bool = False
     notified: bool = False
     """Whether the loop has already told the model that this shell finished."""
 
@@ -62,17 +64,23 @@ class BackgroundShell:
         is left for the next read.
         """
         final = self.command.poll() is not None  # decide before sizing: all output is in
+        output_cap.enforce_cap(self.command, output_cap.MAX_OUTPUT_FILE_BYTES)
         end = self.command.output_size()
+        self.read_offset = min(self.read_offset, end)  # the file may have been cut back
+        notice = ""
+        if self.command.output_capped and not self.cap_noticed:
+            self.cap_noticed = True
+            notice = output_cap.capped_notice(output_cap.MAX_OUTPUT_FILE_BYTES) + "\n"
         if pattern is None:
             chunk = read_output_slice(
                 self.command.output_path, max_chars=max_chars, start=self.read_offset, end=end, final=final
             )
             self.read_offset = chunk.end_offset
-            return chunk.render()
+            return notice + chunk.render()
         text, self.read_offset = _matching_lines(
             self.command.output_path, start=self.read_offset, end=end, pattern=pattern, final=final, max_chars=max_chars
         )
-        return text
+        return notice + text
 
 
 class BackgroundShells:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nb_agent.abort import AbortSignal
+from nb_agent.tools.bash import output_cap
 from nb_agent.tools.base import ProgressCallback
 
 WaitOutcome = Literal["exited", "timed_out", "aborted"]
@@ -84,6 +85,8 @@ class RunningCommand:
     """Run once when the shell is first seen exited (the sandbox undoes forbidden creations);
     what it returns is kept in :attr:`exit_notes`."""
     exit_notes: list[str] = field(default_factory=list)
+    output_capped: bool = False
+    """The output passed the 64 MB cap and was cut (see ``output_cap``)."""
     killed: bool = False
     """True once nb_agent signalled the group (abort, timeout, KillShell)."""
 
@@ -540,8 +543,14 @@ _live_lock = threading.Lock()
 _atexit_registered = False
 
 
+def _live_commands() -> list[RunningCommand]:
+    with _live_lock:
+        return list(_live)
+
+
 def _remember(command: RunningCommand) -> None:
     global _atexit_registered
+    output_cap.start_watchdog(_live_commands, lambda: output_cap.MAX_OUTPUT_FILE_BYTES)
     with _live_lock:
         _live.add(command)
         if not _atexit_registered:

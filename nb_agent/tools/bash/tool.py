@@ -28,6 +28,7 @@ from nb_agent.tools.bash.background import BackgroundShells
 from nb_agent.tools.bash.read_only import is_read_only_command
 from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION, SandboxDecision, SandboxRuntime, command_wrapper
 from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
+from nb_agent.tools.bash import output_cap
 from nb_agent.tools.bash.shell import RunningCommand, default_output_dir, read_output_slice, start_command
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -286,6 +287,9 @@ def _finished_result(
 ) -> BashResult:
     """Read back a command that has stopped; drop its files unless the output was cut."""
     running.discard_cwd_file()
+    output_cap.enforce_cap(running, output_cap.MAX_OUTPUT_FILE_BYTES)  # the last writes before exit
+    if running.output_capped:
+        notes = (*notes, output_cap.capped_notice(output_cap.MAX_OUTPUT_FILE_BYTES))
     budget = BASH_MAX_RESULT_CHARS - _NOTES_RESERVE_CHARS - len(str(running.output_path))
     chunk = read_output_slice(running.output_path, max_chars=budget)
     if not chunk.truncated:
