@@ -1,0 +1,63 @@
+"""Folder trust, the store: which folders the user has said may change the agent's behaviour.
+
+The answer is kept per folder in the user's own configuration
+(``~/.nb_agent/trusted_folders.json``; never in the project) and covers the folder's
+subfolders; the nearest answered folder wins. A folder nobody answered for is not trusted.
+
+Only the store exists so far: the engine does not yet consult it (see the issue 11 note).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from nb_agent.permissions.paths import home_directory
+
+TRUST_FILE = Path(".nb_agent") / "trusted_folders.json"
+
+
+def trust_file(home: Path | None = None) -> Path:
+    return (home or home_directory()) / TRUST_FILE
+
+
+def _key(folder: Path) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(folder)))
+
+
+def _load(home: Path | None) -> dict[str, bool]:
+    try:
+        data = json.loads(trust_file(home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    folders = data.get("folders") if isinstance(data, dict) else None
+    return {k: v for k, v in (folders or {}).items() if isinstance(k, str) and isinstance(v, bool)}
+
+
+def trust_answer(folder: Path, *, home: Path | None = None) -> bool | None:
+    """The recorded answer for ``folder`` or its nearest answered parent; None if none."""
+    answers = _load(home)
+    path = Path(_key(folder))
+    for candidate in (path, *path.parents):
+        if str(candidate) in answers:
+            return answers[str(candidate)]
+    return None
+
+
+def is_trusted(folder: Path, *, home: Path | None = None) -> bool:
+    """Has the user trusted ``folder`` (or a folder above it, with no "don't trust" nearer)?"""
+    return trust_answer(folder, home=home) is True
+
+
+def set_trust(folder: Path, trusted: bool, *, home: Path | None = None) -> None:
+    """Record the user's answer for ``folder`` (atomically, in the user's own config)."""
+    answers = _load(home)
+    answers[_key(folder)] = trusted
+    target = trust_file(home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".trusted_folders.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"folders": answers}, f, indent=1, sort_keys=True)
+    os.replace(tmp, target)

@@ -1,0 +1,31 @@
+"""The folder-trust store: per folder, in the user's config, nearest answer wins."""
+
+from pathlib import Path
+
+from nb_agent.trust import is_trusted, set_trust, trust_answer, trust_file
+
+
+def test_answers_are_kept_per_folder_in_the_users_config(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "work" / "proj"
+    (project / "sub").mkdir(parents=True)
+    assert trust_answer(project, home=home) is None and not is_trusted(project, home=home)
+    set_trust(tmp_path / "work", True, home=home)
+    assert is_trusted(project / "sub", home=home)
+    set_trust(project, False, home=home)  # a nearer "don't trust" wins
+    assert not is_trusted(project / "sub", home=home) and trust_answer(project, home=home) is False
+    assert trust_file(home).is_file() and not (project / ".nb_agent").exists()
+
+
+def test_a_symlinked_spelling_gets_the_same_answer(tmp_path: Path) -> None:
+    home, real = tmp_path / "home", tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    set_trust(tmp_path / "link", True, home=home)
+    assert is_trusted(real, home=home)
+
+
+def test_a_corrupt_store_trusts_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    trust_file(home).parent.mkdir(parents=True)
+    trust_file(home).write_text("{not json")
+    assert not is_trusted(tmp_path, home=home)
