@@ -65,12 +65,17 @@ def create_engine(
     home: Path | None = None,
     config: EngineConfig | None = None,
     mcp: Any = None,
+    agents: bool = True,
+    project_agents: bool = True,
     **engine_kwargs: Any,
 ) -> tuple[QueryEngine, list[str]]:
     """An engine configured from the settings files; returns it with any settings warnings.
 
     ``mcp``: an ``McpManager``, ``None`` to read ``.mcp.json`` / ``~/.claude.json``, or
     ``False`` for no MCP servers. Servers connect at the first submission, not here.
+    ``agents``: give the model the ``Agent`` tool (built-in types and the custom agents of
+    ``~/.claude/agents``, plus ``<cwd>/.claude/agents`` when ``project_agents``: the
+    caller's decision that the folder is trusted).
     """
     config = config or EngineConfig()
     if cwd is not None:
@@ -89,6 +94,13 @@ def create_engine(
         path = settings.source_paths.get(source)
         warnings += hooks.extend_from_settings(section, project_dir=str(config.cwd), source=source, path=str(path) if path else None)
     builtins = (list(tools) if tools is not None else builtin_tools()) + list(extra_tools)
+    catalog = None
+    if agents:
+        from nb_agent.agents import AgentTool, load_agent_catalog
+
+        catalog = load_agent_catalog(cwd=config.cwd, home=home, include_project=project_agents)
+        warnings += catalog.issues
+        builtins.append(AgentTool(catalog))
     manager = mcp_manager_for(config.cwd, home=home) if mcp is None else (mcp or None)
     if manager is not None:
         warnings += [str(issue) for issue in manager.config_issues]
@@ -106,4 +118,8 @@ def create_engine(
         **engine_kwargs,
     )
     engine.tool_session.additional_directories = list(settings.additional_directories)
+    if catalog is not None:
+        from nb_agent.agents import attach_subagents
+
+        attach_subagents(engine, catalog)
     return engine, warnings

@@ -20,6 +20,7 @@ from nb_agent.errors import NbAgentError
 from nb_agent.hooks.background import BackgroundHooks
 from nb_agent.hooks.lifecycle import SessionHooks
 from nb_agent.hooks.registry import Hooks
+from nb_agent.hooks.types import SubagentInfo
 from nb_agent.loop.query import query
 from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
 from nb_agent.loop.token_budget import parse_token_budget
@@ -135,6 +136,11 @@ class UsageTotals:
         self.by_model[model] = self.by_model.get(model, Usage()) + usage
         self.last_request = usage
 
+    def absorb(self, model: str, usage: Usage) -> None:
+        """Usage spent on this session's behalf elsewhere (a subagent): counted in the
+        totals and cost, not taken as this conversation's context size."""
+        self.by_model[model] = self.by_model.get(model, Usage()) + usage
+
     @property
     def total(self) -> Usage:
         total = Usage()
@@ -197,6 +203,9 @@ class QueryEngine:
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
         self.tool_session = ToolSession(cwd=self.config.cwd, session_dir=self.session_dir)
         self.abort_controller: AbortController | None = None
+        self.pending_notifications: list[Any] = []
+        """Attachments queued while no submission ran (a background agent finished); the
+        next submission takes them in, after the user's prompt."""
         self.turn_count = 0
         self.session_context = SessionContext(cwd=self.config.cwd)
         self._owns_transport = transport is None
@@ -335,7 +344,8 @@ class QueryEngine:
         extra_sections = [s for s in (git_status, *pool_sections) if s]
         if extra_sections:
             prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, *extra_sections])
-        reminder = meta_user_message(wrap_system_reminder(self.session_context.reminder()))
+        omit_context = bool(cfg.extra.get("omit_session_context"))
+        prepend = [] if omit_context else [meta_user_message(wrap_system_reminder(self.session_context.reminder()))]
         model = cfg.resolve(cfg.model)
         return QueryParams(
             messages=list(self.messages),
@@ -349,7 +359,9 @@ class QueryEngine:
                 background_hooks=self.background_hooks,
             ),
             system_prompt=build_system_prompt(prompt_parts, cwd=self.tool_session.cwd, model=model),
-            prepend_messages=[reminder],
+            prepend_messages=prepend,
+            query_source=self.query_source,
+            subagent=SubagentInfo(**cfg.extra["subagent"]) if cfg.extra.get("subagent") else None,
             model=model,
             fallback_model=cfg.resolve(cfg.fallback_model) if cfg.fallback_model else None,
             max_turns=cfg.max_turns,
@@ -375,13 +387,21 @@ class QueryEngine:
             self.abort_controller.abort(reason)
 
     async def submit_message(
-        self, prompt: str | list[ContentBlock], *, attachments: Sequence[Any] = ()
+        self,
+        prompt: str | list[ContentBlock],
+        *,
+        attachments: Sequence[Any] = (),
+        abort_controller: AbortController | None = None,
     ) -> AsyncIterator[LoopEvent | EngineResult]:
-        """Run one user submission; yields loop events, then one ``EngineResult``."""
+        """Run one user submission; yields loop events, then one ``EngineResult``.
+
+        ``abort_controller``: the run's controller, when the caller owns it (a subagent's
+        is a child of its parent's, so the parent's Stop stops it).
+        """
         started = time.monotonic()
         cost_before = self.usage.cost_usd
         usage_before = self.usage.total
-        abort = AbortController()
+        abort = abort_controller or AbortController()
         self.abort_controller = abort
         text = prompt if isinstance(prompt, str) else " ".join(b.get("text", "") for b in prompt if b.get("type") == "text")
         for event in await self.session_hooks.start_if_pending():
@@ -395,6 +415,10 @@ class QueryEngine:
         user = UserMessage(content=prompt)
         self._append(user)
         yield user
+        queued, self.pending_notifications = self.pending_notifications, []
+        for attachment in queued:  # shown too: the user learns what reached the model
+            self._append(attachment)
+            yield attachment
         for attachment in [*gate.context, *attachments]:
             self._append(attachment)
         terminal: Terminal | None = None
@@ -403,7 +427,8 @@ class QueryEngine:
         try:
             if self.tool_pool is not None:
                 self.tools = await self.tool_pool.current()
-            params = self._query_params(abort, text, await self.session_context.git_status())
+            git_status = None if self.config.extra.get("omit_session_context") else await self.session_context.git_status()
+            params = self._query_params(abort, text, git_status)
             async for event in query(params, self._query_deps()):
                 if isinstance(event, Terminal):
                     terminal = event

@@ -58,3 +58,7 @@ class AbortError(BaseException):
     def __init__(self, reason: str = "Interrupted by user") -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class AgentDefinitionError(ConfigurationError):
+    """A custom agent file (``.claude/agents/*.md``) cannot be used; the message names it."""

@@ -71,6 +71,10 @@ def is_protected_config_path(path: Path) -> bool:
     return protected_reason(path) is not None
 
 
+AGENT_MODE_OPTION = "agent_permission_mode"
+"""``ToolUseContext.options`` key carrying a subagent's own permission mode."""
+
+
 class RuleBasedPolicy(PermissionPolicy):
     """Allow / deny / ask from settings, caller and session rules plus the mode.
 
@@ -168,8 +172,16 @@ class RuleBasedPolicy(PermissionPolicy):
         return None
 
     # --- the decision chain ------------------------------------------------------------
+    def effective_mode(self, ctx: ToolUseContext) -> PermissionMode:
+        """Plan mode (the session's or the context's) always wins; otherwise a subagent's
+        own ``permissionMode`` (``ctx.options[AGENT_MODE_OPTION]``), else the session's."""
+        if ctx.permission_mode == "plan" or self._mode == "plan":
+            return "plan"
+        agent_mode = ctx.options.get(AGENT_MODE_OPTION)
+        return agent_mode if agent_mode in PERMISSION_MODES else self._mode
+
     async def decide(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision:
-        mode: PermissionMode = "plan" if ctx.permission_mode == "plan" else self._mode
+        mode = self.effective_mode(ctx)
         if rule := self.matching_rule(tool, input, ctx, behavior="deny"):
             return PermissionDeny(
                 message=f"Permission to use {tool.name} has been denied by the rule {rule.text} ({rule.source} settings)."

@@ -63,6 +63,8 @@ class PermissionRequest:
     input: dict[str, Any]
     message: str
     suggested_rule: str | None = None
+    agent: str | None = None
+    """Who asks, when it is a subagent (e.g. ``Explore agent “scan the CSVs”``); None: the main agent."""
 
 
 CanUseTool = Callable[["Tool[Any]", "PermissionRequest", "ToolUseContext"], Awaitable[PermissionResult]]

@@ -70,6 +70,8 @@ class ToolUseContext:
     session_id: str = ""
     query_source: str = "repl_main_thread"
     options: dict[str, Any] = field(default_factory=dict)
+    tool_use_id: str | None = None
+    """The id of the tool_use being run (set by the pipeline for the call it makes)."""
 
     @property
     def abort_signal(self):  # noqa: ANN201 - AbortSignal; kept short for tool authors
@@ -128,6 +130,12 @@ class Tool(ABC, Generic[InputT]):
     is_mcp: ClassVar[bool] = False
     permission_family: ClassVar[str | None] = None
     """``"file_edit"`` / ``"file_read"`` puts a tool under ``Edit(...)`` / ``Read(...)`` rules."""
+    requires_user_interaction: ClassVar[bool] = False
+    """The tool needs the user's UI (a question, a plan to approve): a background
+    subagent, which nobody watches, never gets it."""
+    shared_resource: ClassVar[str | None] = None
+    """A resource every agent of the session shares (``"kernel"``): calls naming the same
+    resource run one at a time across agents, while other tools run side by side."""
 
     # --- description -----------------------------------------------------------------
     @abstractmethod

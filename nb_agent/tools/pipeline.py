@@ -13,7 +13,7 @@ import asyncio
 import logging
 import re
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pydantic
@@ -45,7 +45,7 @@ from nb_agent.permissions.types import (
     PermissionPolicy,
     PermissionRequest,
 )
-from nb_agent.tools.base import ContextModifier, Tool, ToolResult, ToolUseContext, find_tool
+from nb_agent.tools.base import ContextModifier, Tool, ToolResult, ToolSession, ToolUseContext, find_tool
 
 log = logging.getLogger(__name__)
 
@@ -302,7 +302,7 @@ class _ToolCall:
             changed.set()
 
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(self.tool.call(parsed, self.ctx, on_progress))
+        task = asyncio.ensure_future(self._call_holding_resource(parsed, on_progress))
         task.add_done_callback(_consume_exception)  # a failure after an abort is not news
         task.add_done_callback(lambda _: changed.set())
         remove_abort = self.ctx.abort_signal.add_callback(lambda _reason: loop.call_soon_threadsafe(changed.set))
@@ -324,6 +324,13 @@ class _ToolCall:
             remove_abort()
             if not task.done():
                 task.cancel()
+
+    async def _call_holding_resource(self, parsed: Any, on_progress: Any) -> ToolResult:
+        name = self.tool.shared_resource
+        if name is None:
+            return await self.tool.call(parsed, replace(self.ctx, tool_use_id=self.tool_use_id), on_progress)
+        async with shared_resource_lock(self.ctx.session, name):
+            return await self.tool.call(parsed, replace(self.ctx, tool_use_id=self.tool_use_id), on_progress)
 
     async def _post_tool_hooks(self, raw: dict[str, Any], result: ToolResult) -> ToolResult:
         """PostToolUse after a success; PostToolUseFailure (with the error) after a failure."""
@@ -416,6 +423,18 @@ async def _race_abort(awaitable: Any, ctx: ToolUseContext) -> Any:
         abort_wait.cancel()
         if not task.done():
             task.cancel()
+
+
+RESOURCE_LOCKS_KEY = "nb_agent.resource_locks"
+
+
+def shared_resource_lock(session: ToolSession, name: str) -> asyncio.Lock:
+    """The lock of a resource shared by every agent of a session (they share ``extra``)."""
+    locks: dict[str, asyncio.Lock] = session.extra.setdefault(RESOURCE_LOCKS_KEY, {})
+    lock = locks.get(name)
+    if lock is None:
+        lock = locks[name] = asyncio.Lock()
+    return lock
 
 
 def _consume_exception(task: asyncio.Future[Any]) -> None:

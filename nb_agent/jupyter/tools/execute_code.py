@@ -322,6 +322,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
     input_model = ExecuteCodeInput
     search_hint = "run python code in the jupyter kernel namespace"
     max_result_size_chars = 30_000
+    shared_resource = "kernel"  # one at a time across parallel subagents
 
     def __init__(self, bridge: KernelBridge) -> None:
         self.bridge = bridge

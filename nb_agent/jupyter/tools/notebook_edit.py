@@ -238,6 +238,7 @@ class NotebookEdit(Tool[NotebookEditInput]):
     input_model = NotebookEditInput
     search_hint = "edit insert delete jupyter notebook cells ipynb"
     max_result_size_chars = 100_000
+    shared_resource = "kernel"  # one at a time across parallel subagents
 
     def __init__(self, bridge: KernelBridge | None = None) -> None:
         self.bridge = bridge

@@ -1,0 +1,158 @@
+"""The ``Agent`` tool (alias ``Task``): hand a self-contained task to a subagent.
+
+Input as Claude Code's: ``description`` (3-5 words), ``prompt``, ``subagent_type``
+(default general-purpose), ``model``, ``run_in_background``. Several Agent calls in one
+response run concurrently (the tool is concurrency-safe); each subagent's own tools go
+through the usual permission chain, so the call itself does not ask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from nb_agent.agents.definition import GENERAL_PURPOSE
+from nb_agent.agents.filtering import AGENT_TOOL_NAME
+from nb_agent.agents.host import SubagentHost
+from nb_agent.agents.loader import AgentCatalog
+from nb_agent.agents.runner import SubagentOutcome
+from nb_agent.errors import ToolError
+from nb_agent.tools.base import InterruptBehavior, ProgressCallback, Tool, ToolResult, ToolUseContext
+
+MODEL_ALIASES = {"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
+QUIET_EVENTS = frozenset({"stream_event"})
+"""Subagent events not forwarded as progress: a card shows turns, tools and the answer,
+not every token."""
+
+
+class AgentInput(BaseModel):
+    description: str = Field(description="A short (3-5 word) description of the task")
+    prompt: str = Field(description="The task for the agent to perform")
+    subagent_type: str | None = Field(default=None, description="The type of specialized agent to use for this task")
+    model: str | None = Field(
+        default=None,
+        description="Optional model for this agent ('sonnet', 'opus', 'haiku' or a model id); default: the agent's own, else yours",
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description="Run the agent in the background; you get its id at once and its result in a later message",
+    )
+
+
+_PROMPT = """\
+Launch a new agent to handle a complex, multi-step task on its own. The agent works in its \
+own context and returns only its final report, so your conversation stays small.
+
+Available agent types and when to use them:
+{agents}
+
+When using the Agent tool, set subagent_type to pick the agent type (default: {default}).
+
+Usage notes:
+- Launch several agents concurrently whenever possible, to maximize performance: put \
+several Agent tool uses in one message. Agents that only read (Explore) are safe to run \
+side by side.
+- The agent's result is not shown to the user: tell the user what it found, briefly.
+- Each agent starts fresh: write a detailed, self-contained prompt that says exactly what \
+to find or do and what to report back (e.g. "list the files and their row counts").
+- Its outputs should generally be trusted.
+- With run_in_background the agent keeps working after your turn; you are told when it \
+finishes. Do not poll or wait for it. A background agent cannot ask the user for permission.
+- Give the agent a short description (3-5 words) of its task."""
+
+
+class AgentTool(Tool[AgentInput]):
+    name = AGENT_TOOL_NAME
+    aliases = ("Task",)
+    input_model = AgentInput
+    search_hint = "delegate a task to a subagent explore plan parallel"
+    max_result_size_chars = 100_000
+
+    def __init__(self, catalog: AgentCatalog, *, allowed_types: tuple[str, ...] | None = None) -> None:
+        self.catalog = catalog
+        self.allowed_types = allowed_types
+        """From an ``Agent(explore, plan)`` spec: the only types this instance may start."""
+
+    def restricted_to(self, types: tuple[str, ...]) -> AgentTool:
+        return AgentTool(self.catalog, allowed_types=types)
+
+    def _offered(self) -> list[Any]:
+        if self.allowed_types is None:
+            return list(self.catalog.definitions)
+        allowed = {t.lower() for t in self.allowed_types}
+        return [d for d in self.catalog.definitions if d.name.lower() in allowed]
+
+    def prompt(self) -> str:
+        lines = []
+        for definition in self._offered():
+            tools = "All tools" if definition.tools is None else ", ".join(definition.tools)
+            if definition.disallowed_tools and definition.tools is None:
+                tools = f"All tools except {', '.join(definition.disallowed_tools)}"
+            lines.append(f"- {definition.name}: {definition.description} (Tools: {tools})")
+        return _PROMPT.format(agents="\n".join(lines) or "(none)", default=GENERAL_PURPOSE)
+
+    def user_facing_name(self, input: AgentInput | None = None) -> str:
+        return input.subagent_type or GENERAL_PURPOSE if input is not None else self.name
+
+    # An Agent call changes nothing by itself; each of its subagent's calls is checked.
+    def is_read_only(self, input: AgentInput) -> bool:
+        return True
+
+    def is_concurrency_safe(self, input: AgentInput) -> bool:
+        return True
+
+    def interrupt_behavior(self) -> InterruptBehavior:
+        return "cancel"
+
+    async def call(self, input: AgentInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
+        host = SubagentHost.of(ctx.session.extra)
+        if host is None:
+            raise ToolError("Subagents are not available in this session.")
+        definition = self._definition(input.subagent_type or GENERAL_PURPOSE, host.catalog)
+        resolved = host.tools_for(definition, background=input.run_in_background)
+        run = host.new_run(
+            definition,
+            description=input.description.strip() or definition.name,
+            prompt=input.prompt,
+            parent_tool_use_id=ctx.tool_use_id or "",
+            model=MODEL_ALIASES.get((input.model or "").lower(), input.model),
+            background=input.run_in_background,
+            parent_abort=ctx.abort_controller,
+        )
+        if input.run_in_background:
+            host.launch_background(run, resolved.tools)
+            return ToolResult(data=SubagentOutcome.of(run, status="launched"))
+        run.listeners.append(lambda event: _forward(event, run.agent_id, on_progress))
+        on_progress({"subagent_id": run.agent_id, "subagent_type": definition.name, "subagent_started": True})
+        outcome = await host.run_foreground(run, resolved.tools)
+        return ToolResult(data=outcome, is_error=outcome.status != "completed")
+
+    def _definition(self, name: str, catalog: AgentCatalog) -> Any:
+        definition = catalog.find(name)
+        offered = self._offered()
+        if definition is None or definition not in offered:
+            names = ", ".join(d.name for d in offered) or "none"
+            raise ToolError(f"Agent type '{name}' not found. Available agents: {names}")
+        return definition
+
+    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
+        if not isinstance(data, SubagentOutcome):
+            return super().map_result_to_block(data, tool_use_id)  # type: ignore[return-value]
+        if data.status == "launched":
+            return (
+                f"Async agent launched successfully.\nagentId: {data.agent_id}\n"
+                "The agent is working in the background. You will be notified automatically when it "
+                "completes; do not wait for it or check on it. Continue with other work or answer the user."
+            )
+        body = data.text.strip() or "(the agent gave no final message)"
+        if data.status != "completed":
+            body = f"The {data.agent_type} agent {data.status}: {data.error or 'no reason given'}\nIts last message:\n{body}"
+        return f"{body}\n\n{data.usage_line()}"
+
+
+def _forward(event: Any, agent_id: str, on_progress: ProgressCallback) -> None:
+    kind = getattr(event, "type", None)
+    if kind in QUIET_EVENTS:
+        return
+    on_progress({"subagent_id": agent_id, "subagent_event": event})
