@@ -19,6 +19,9 @@ GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"
 PLAN = "Plan"
 
+MODEL_ALIASES = {"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
+"""Claude Code's short model names, as agent files and the Agent tool use them."""
+
 _READ_ONLY_DISALLOWED = ("Agent", "ExitPlanMode", "EnterPlanMode", "Edit", "Write", "NotebookEdit", "ExecuteCode")
 
 
@@ -52,7 +55,7 @@ class AgentDefinition:
         """The call's ``model`` wins, then the definition's; ``inherit`` means the parent's."""
         for choice in (requested, self.model):
             if choice and choice != "inherit":
-                return choice
+                return MODEL_ALIASES.get(choice.lower(), choice)
         return parent_model
 
 

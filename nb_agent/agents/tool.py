@@ -20,7 +20,6 @@ from nb_agent.agents.runner import SubagentOutcome
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import InterruptBehavior, ProgressCallback, Tool, ToolResult, ToolUseContext
 
-MODEL_ALIASES = {"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
 QUIET_EVENTS = frozenset({"stream_event"})
 """Subagent events not forwarded as progress: a card shows turns, tools and the answer,
 not every token."""
@@ -116,7 +115,7 @@ class AgentTool(Tool[AgentInput]):
             description=input.description.strip() or definition.name,
             prompt=input.prompt,
             parent_tool_use_id=ctx.tool_use_id or "",
-            model=MODEL_ALIASES.get((input.model or "").lower(), input.model),
+            model=input.model,
             background=input.run_in_background,
             parent_abort=ctx.abort_controller,
         )

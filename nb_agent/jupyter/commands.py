@@ -465,6 +465,14 @@ def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any
         tools(session)
     elif name == "sandbox":
         sandbox(session)
+    elif name in ("agents", "tasks", "stop"):
+        from nb_agent.jupyter import agent_commands
+
+        if name == "stop":
+            assert arg is not None
+            agent_commands.stop(session, arg)
+        else:
+            getattr(agent_commands, name)(session)
     elif name == "notebook":
         notebook(session, arg)
     elif name == "cassette":

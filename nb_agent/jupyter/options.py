@@ -203,6 +203,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="tools", arg=None, help="the tools the agent can use"),
     Subcommand(name="hooks", arg=None, help="the hooks in force, with the settings file each comes from"),
     Subcommand(name="sandbox", arg=None, help="the Bash sandbox: backend, what runs in it, its limits"),
+    Subcommand(name="agents", arg=None, help="the subagent types the Agent tool can start"),
+    Subcommand(name="tasks", arg=None, help="subagents of this session: background ones running or finished"),
+    Subcommand(name="stop", arg="required", metavar="ID", help="stop a background subagent (a prefix of its id is enough)"),
     Subcommand(name="notebook", arg="optional", metavar="[PATH]", help="show or set the path of this notebook"),
     Subcommand(
         name="cassette", arg="optional", metavar="[PATH]",

@@ -43,10 +43,7 @@ class PresetApprover:
 
     async def __call__(self, tool: Any, request: PermissionRequest, ctx: Any) -> PermissionResult:
         self.asked += 1
-        card = self.state.ask(
-            request.tool_use_id, name=request.tool_name, input=request.input,
-            message=request.message, suggested_rule=request.suggested_rule,
-        )  # fmt: skip
+        card = self.state.ask_for(request)
         if not self._answers:
             self.state.answer(card, "deny", USED_UP_FEEDBACK, source="preset")
             return PermissionDeny(message=USED_UP_MESSAGE)

@@ -93,6 +93,12 @@ def _kill_background_shells(engine: Any) -> None:
         pass
 
 
+def _subagent_host(engine: Any) -> Any:
+    from nb_agent.agents import SubagentHost
+
+    return SubagentHost.of(engine.tool_session.extra)
+
+
 def _in_kernel(shell: Any) -> bool:
     return getattr(shell, "kernel", None) is not None
 
@@ -113,6 +119,8 @@ class KernelAgentSession:
         self._view: Any = None
         self._bridge: Any = None
         self._explicit_notebook: Path | None = None
+        self.background_cards: dict[str, Any] = {}
+        """The live cards of background subagents, by agent id."""
         self.cassette: tuple[str, Path] | None = None
         """``%agent cassette``: the path as given, and resolved."""
         from nb_agent.jupyter.live import LiveNotebook
@@ -231,7 +239,20 @@ class KernelAgentSession:
         for warning in warnings:
             self._warn(warning)
         engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge
+        host = _subagent_host(engine)
+        if host is not None:
+            host.on_background_start.append(self._show_background_agent)
         return engine
+
+    def _show_background_agent(self, run: Any) -> None:
+        """A background subagent started in the running cell: give it a card there that
+        keeps updating after the cell ends."""
+        if self._render_mode() == "text":
+            print(f"[background agent {run.agent_id[:8]} started: {run.label}; %agent tasks lists it]")
+            return
+        from nb_agent.jupyter.view.background_card import BackgroundAgentCard
+
+        self.background_cards[run.agent_id] = BackgroundAgentCard(run)
 
     def setting_changed(self, name: str, value: Any) -> None:
         """An ``AgentMagics`` setting changed: carry it into the engine, if there is one."""
@@ -336,6 +357,11 @@ class KernelAgentSession:
         )
         engine.tool_session.additional_directories = list(template.tool_session.additional_directories)
         engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge
+        host = _subagent_host(template)
+        if host is not None:  # the same host: its background agents report to the resumed session
+            from nb_agent.agents import attach_subagents
+
+            attach_subagents(engine, host.catalog, host=host)
         _kill_background_shells(template)
         template.close()
         self.engine = engine
@@ -631,6 +657,9 @@ class KernelAgentSession:
             return
         end_session_now(engine, "other")
         _kill_background_shells(engine)
+        host = _subagent_host(engine)
+        if host is not None:
+            host.background_root.abort("The kernel is shutting down")
         try:
             engine.close()
         except Exception:  # noqa: BLE001 - best effort at exit

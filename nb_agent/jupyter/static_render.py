@@ -13,6 +13,7 @@ from typing import Any
 
 from nb_agent.jupyter.view.markdown_stream import render_markdown
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
+from nb_agent.jupyter.view.subagent_card import static_html, static_markdown, static_plain, static_summary
 
 STATUS_ICONS = {
     "done": "✓",
@@ -70,10 +71,16 @@ def outcome_note(card: ToolCall) -> str:
     return f": {reason}"
 
 
+def _asked_by(card: ToolCall) -> str:
+    return f" (asked by the {card.agent})" if card.agent else ""
+
+
 def _tool_line(card: ToolCall) -> str:
+    if card.subagent is not None:
+        return f"{STATUS_ICONS.get(card.status, '•')} **Agent** {static_summary(card.subagent)}"
     preview = input_preview(card, limit=120).replace("`", "'")
     arg = f" `{preview}`" if preview else ""
-    return f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{approval_note(card)}{outcome_note(card)}"
+    return f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{_asked_by(card)}{approval_note(card)}{outcome_note(card)}"
 
 
 def _notice_prefix(notice: Notice) -> str:
@@ -92,7 +99,8 @@ def render_markdown_text(state: RunState) -> str:
 
     for item in state.items:
         if isinstance(item, ToolCall):
-            tools.append(_tool_line(item))
+            nested = static_markdown(item.subagent) if item.subagent is not None else ""
+            tools.append(_tool_line(item) + (f"\n{nested}" if nested else ""))
             continue
         if isinstance(item, TextBlock):
             if item.kind != "text" or not item.text.strip():
@@ -123,7 +131,7 @@ def _result_details(card: ToolCall) -> str:
 
 def _card_html(card: ToolCall, images_left: list[int]) -> str:
     line = html.escape(_tool_line(card).replace("**", "").replace("`", ""))
-    body = _result_details(card)
+    body = static_html(card.subagent) if card.subagent is not None else _result_details(card)
     pictures = ""
     for media_type, data in card.result_images:
         if images_left[0] <= 0 or len(data) > MAX_STATIC_IMAGE_CHARS:
@@ -169,7 +177,11 @@ def render_plain(state: RunState) -> str:
         elif isinstance(item, ToolCall):
             preview = input_preview(item, limit=120)
             note = (approval_note(item) + outcome_note(item)).replace("`", "")
-            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}")
+            if item.subagent is not None:
+                nested = static_plain(item.subagent)
+                lines.append(f"{STATUS_ICONS.get(item.status, '*')} Agent {static_summary(item.subagent)}" + (f"\n{nested}" if nested else ""))
+                continue
+            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{_asked_by(item)}{note}")
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             lines.append(f"[{item.level}] {item.text}")
     if state.interrupted:

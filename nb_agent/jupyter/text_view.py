@@ -92,10 +92,7 @@ class TextApprover:
         self.view = view
 
     async def __call__(self, tool: Any, request: PermissionRequest, ctx: Any) -> PermissionResult:
-        card = self.view.state.ask(
-            request.tool_use_id, name=request.tool_name, input=request.input,
-            message=request.message, suggested_rule=request.suggested_rule,
-        )  # fmt: skip
+        card = self.view.state.ask_for(request)
         rule = f", [a]lways allow ({request.suggested_rule})" if request.suggested_rule else ""
         prompt = f"{request.message}\nAllow {request.tool_name}? [y]es{rule}, [n]o: "
         loop = asyncio.get_running_loop()

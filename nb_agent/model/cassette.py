@@ -250,6 +250,7 @@ class CassetteTransport:
         self.normalizer = normalizer or Normalizer(cwd=Path.cwd())
         self.interactions: list[dict[str, Any]] = []
         self._cursor = 0
+        self._played: set[int] = set()
         if mode == "replay":
             if not path.exists():
                 raise ConfigurationError(f"No cassette to replay at {path}")
@@ -257,21 +258,29 @@ class CassetteTransport:
 
     # --- replay ---------------------------------------------------------------------------
     def _next(self, request: dict[str, Any], kind: str) -> dict[str, Any]:
-        if self._cursor >= len(self.interactions):
+        """The recorded interaction for ``request``: the next one in order, or, when
+        requests ran side by side (parallel subagents finish in any order), the first
+        unplayed one recorded with exactly this request."""
+        unplayed = [i for i in range(len(self.interactions)) if i not in self._played]
+        if not unplayed:
             raise CassetteMismatchError(
-                f"The cassette {self.path.name} has no interaction #{self._cursor + 1}: the conversation went "
+                f"The cassette {self.path.name} has no interaction #{len(self._played) + 1}: the conversation went "
                 "further than when it was recorded. Re-record it (NB_AGENT_CASSETTE_MODE=record)."
             )
-        interaction = self.interactions[self._cursor]
-        self._cursor += 1
         actual = matchable(request, self.normalizer)
-        recorded = _recorded(interaction["request"])
-        if recorded != actual or interaction["kind"] != kind:
+        index = next(
+            (i for i in unplayed if _recorded(self.interactions[i]["request"]) == actual and self.interactions[i]["kind"] == kind),
+            None,
+        )
+        if index is None:
+            expected = _recorded(self.interactions[unplayed[0]]["request"])
             raise CassetteMismatchError(
-                f"Request #{self._cursor} differs from the one recorded in {self.path.name}; the conversation "
-                f"diverged. Re-record the cassette if the change is intended.\n{_diff(recorded, actual)}"
+                f"Request #{len(self._played) + 1} differs from the one recorded in {self.path.name}; the conversation "
+                f"diverged. Re-record the cassette if the change is intended.\n{_diff(expected, actual)}"
             )
-        return interaction
+        self._played.add(index)
+        self._cursor = len(self._played)
+        return self.interactions[index]
 
     def _response_cwd(self) -> Path | None:
         return self.normalizer.cwd or _cwd()

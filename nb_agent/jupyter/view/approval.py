@@ -133,13 +133,7 @@ class WidgetApprover:
     async def __call__(self, tool: Any, request: PermissionRequest, ctx: Any) -> PermissionResult:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[tuple[Answer, str]] = loop.create_future()
-        card = self.view.state.ask(
-            request.tool_use_id,
-            name=request.tool_name,
-            input=request.input,
-            message=request.message,
-            suggested_rule=request.suggested_rule,
-        )
+        card = self.view.state.ask_for(request)
 
         def settle(answer: Answer, feedback: str) -> None:  # on the loop's thread
             if future.done():

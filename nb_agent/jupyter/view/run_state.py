@@ -89,6 +89,10 @@ class ToolCall:
     structured: Any = None
     """The tool's structured output (``tool_use_result``), e.g. Edit's diff."""
     approval: Approval | None = None
+    agent: str | None = None
+    """The subagent that asked for this call (an approval card), if not the main agent."""
+    subagent: Any = None
+    """For an Agent call: its :class:`~nb_agent.jupyter.view.subagent.SubagentView`."""
     uuid: str | None = None
     key: int = field(default_factory=_new_key)
 
@@ -310,8 +314,26 @@ class RunState:
         if card.status == "queued":
             card.started_at = self._clock()
             card.status = "running"
-        card.progress = dict(message.data or {})
+        data = message.data or {}
+        if "subagent_id" in data:
+            self._on_subagent(card, data)
+        else:
+            card.progress = dict(data)
         self.changed(card)
+
+    def _on_subagent(self, card: ToolCall, data: dict[str, Any]) -> None:
+        from nb_agent.jupyter.view.subagent import SubagentView
+
+        if card.subagent is None:
+            card.subagent = SubagentView(
+                agent_id=data["subagent_id"],
+                agent_type=data.get("subagent_type") or str(card.input.get("subagent_type") or "general-purpose"),
+                description=str(card.input.get("description") or ""),
+                state=RunState(model=self.model, clock=self._clock),
+            )
+        event = card.subagent.take(data["subagent_event"]) if "subagent_event" in data else None
+        if getattr(event, "type", None) == "user":
+            self._on_user(event)  # a subagent's call that asked has its approval card up here
 
     def _on_user(self, message: Any) -> None:
         if isinstance(message.content, str):
@@ -330,11 +352,24 @@ class RunState:
             card.is_error = bool(block.get("is_error"))
             card.structured = message.tool_use_result
             card.status = self._outcome(card, text)
+            if card.name == "Agent" and hasattr(card.structured, "agent_type"):
+                self._end_subagent(card)
             if card.started_at is None:
                 card.started_at = self._clock()
             card.ended_at = self._clock()
             self.changed(card)
         self._schedule()
+
+    def _end_subagent(self, card: ToolCall) -> None:
+        from nb_agent.jupyter.view.subagent import SubagentView
+
+        outcome = card.structured
+        if card.subagent is None:
+            card.subagent = SubagentView(
+                agent_id=outcome.agent_id, agent_type=outcome.agent_type, description=outcome.description,
+                state=RunState(model=self.model, clock=self._clock),
+            )  # fmt: skip
+        card.subagent.finish_from(outcome)
 
     def _outcome(self, card: ToolCall, text: str) -> ToolStatus:
         if not card.is_error:
@@ -346,6 +381,11 @@ class RunState:
         if INTERRUPT_TEXT in text:
             return "interrupted"
         return "error"
+
+    def _on_attachment(self, message: Any) -> None:
+        if message.kind == "task_notification":
+            first = message.content.replace("<task-notification>", "").strip().splitlines()[0]
+            self._add(Notice(level="info", text=f"{first} Its final message was passed to the agent.", subtype="task_notification"))
 
     def _on_system(self, message: Any) -> None:
         self._add(Notice(level=message.level, text=message.content, subtype=message.subtype))
@@ -361,10 +401,26 @@ class RunState:
             self._remove(item)
 
     # --- approvals (called by the approver) ----------------------------------------------
-    def ask(self, tool_use_id: str, *, name: str, input: dict[str, Any], message: str, suggested_rule: str | None) -> ToolCall:
+    def ask_for(self, request: Any) -> ToolCall:
+        """Show a ``PermissionRequest`` on its card (made here for a subagent's call)."""
+        return self.ask(
+            request.tool_use_id, name=request.tool_name, input=request.input, message=request.message,
+            suggested_rule=request.suggested_rule, agent=getattr(request, "agent", None),
+        )  # fmt: skip
+
+    def ask(
+        self,
+        tool_use_id: str,
+        *,
+        name: str,
+        input: dict[str, Any],
+        message: str,
+        suggested_rule: str | None,
+        agent: str | None = None,
+    ) -> ToolCall:
         card = self._cards.get(tool_use_id)
         if card is None:
-            card = self._add(ToolCall(tool_use_id=tool_use_id, name=name, input=dict(input), input_complete=True))
+            card = self._add(ToolCall(tool_use_id=tool_use_id, name=name, input=dict(input), input_complete=True, agent=agent))
             assert isinstance(card, ToolCall)
         card.approval = Approval(message=message, suggested_rule=suggested_rule)
         if card.started_at is None:

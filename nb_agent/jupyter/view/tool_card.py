@@ -94,6 +94,8 @@ def _header(card: ToolCall, now: float | None) -> str:
     timer = f" · {duration(elapsed)}" if elapsed is not None else ""
     description = card.input.get("description")
     desc = f' <span style="color:#777">— {html.escape(str(description))}</span>' if isinstance(description, str) and description else ""
+    if card.agent:
+        desc += f' <span style="color:#6a1b9a;font-size:0.85em">asked by the {html.escape(card.agent)}</span>'
     return (
         f'<div><b>{html.escape(card.name)}</b>'
         + (f' <code style="font-size:0.85em">{html.escape(inline)}</code>' if inline else "")
@@ -147,6 +149,12 @@ def _result_html(card: ToolCall) -> str:
 
 
 def card_html(card: ToolCall, now: float | None = None) -> str:
+    if card.subagent is not None:
+        from nb_agent.jupyter.view.subagent_card import live_subagent_html
+
+        # a stopped parent can leave its subagent's own status behind: the call's wins
+        override = "stopped" if card.status == "interrupted" and not card.subagent.finished else None
+        return live_subagent_html(card.subagent, status_override=override)
     color, _ = STATUS_STYLE.get(card.status, ("#555", ""))
     inner = _header(card, now) + _key_input_html(card) + _approval_html(card) + _progress_html(card) + _result_html(card)
     return (

@@ -1,0 +1,108 @@
+"""Background agents: an immediate result with the id, the final message at the next
+submission, no asking, ``stop``."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing.collect import assert_history_invariant, collect
+from nb_agent.testing.tools import RecordingTool
+
+
+def background_call(tag: str, id: str | None = None, kind: str = "general-purpose"):
+    return tool_use("Agent", {"description": f"bg {tag}", "prompt": f"[{tag}] work", "subagent_type": kind, "run_in_background": True}, id=id)
+
+
+async def test_background_completion_arrives_at_the_next_submission(make_agent_engine):
+    echo = RecordingTool("Read")  # on the background allow-list
+    engine, script = make_agent_engine(
+        {
+            "": [Reply(content=[background_call("bg", id="toolu_bg")]), Reply(content=[text("started it")])],
+            "[bg]": [Reply(content=[tool_use("Read", {"value": "x", "sleep": 0.3})]), Reply(content=[text("background finding: 7 files")])],
+        },
+        tools=[echo],
+    )
+    out = await collect(engine, "start it")
+    assert out.result.subtype == "success"
+    [launched] = out.tool_results
+    assert "Async agent launched successfully" in launched["content"] and not launched.get("is_error")
+    host = engine.tool_session.extra["nb_agent.subagents"]
+    [run] = host.background_runs()
+    assert not run.finished, "the submission ended while the agent still works"
+    await asyncio.wait_for(run.task, timeout=10)
+    assert run.status == "completed"
+    assert run.agent_id in launched["content"]
+    script.add(Reply(content=[text("noted")]))
+    follow = await collect(engine, "anything new?")
+    [notice] = follow.of_type("attachment")
+    assert "background finding: 7 files" in notice.content and run.agent_id in notice.content
+    request = str(script.requests_by_route[""][-1]["messages"])
+    assert "<task-notification>" in request and "background finding: 7 files" in request
+    assert request.index("task-notification") > request.index("anything new?")
+    assert not engine.pending_notifications
+    assert_history_invariant(engine.messages)
+
+
+async def test_a_background_agent_cannot_ask_its_ask_is_a_denial(make_agent_engine):
+    asked = []
+
+    async def approver(tool, request, ctx):
+        asked.append(request)
+        raise AssertionError("a background agent must not ask")
+
+    guarded = RecordingTool("Edit", read_only=False, concurrency_safe=False)
+    engine, script = make_agent_engine(
+        {
+            "": [Reply(content=[background_call("bg")]), Reply(content=[text("ok")])],
+            "[bg]": [Reply(content=[tool_use("Edit", {"value": "x"}, id="toolu_edit")]), Reply(content=[text("could not edit")])],
+        },
+        tools=[guarded],
+        can_use_tool=approver,
+    )
+    await collect(engine, "go")
+    [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
+    await asyncio.wait_for(run.task, timeout=10)
+    assert not asked and not guarded.calls
+    denial = script.requests_by_route["[bg]"][1]["messages"][-1]["content"][0]
+    assert denial["is_error"] and "runs in the background" in denial["content"]
+
+
+async def test_stop_by_id_prefix(make_agent_engine):
+    echo = RecordingTool("Read")
+    engine, script = make_agent_engine(
+        {
+            "": [Reply(content=[background_call("bg")]), Reply(content=[text("ok")])],
+            "[bg]": [Reply(content=[tool_use("Read", {"value": "x", "sleep": 30})])],
+        },
+        tools=[echo],
+    )
+    await collect(engine, "go")
+    host = engine.tool_session.extra["nb_agent.subagents"]
+    [run] = host.background_runs()
+    while not echo.calls:
+        await asyncio.sleep(0.01)
+    assert host.stop(run.agent_id[:8]) is run
+    await asyncio.wait_for(run.task, timeout=5)
+    assert run.status == "stopped" and echo.calls[0].cancelled
+    [notice] = engine.pending_notifications
+    assert "was stopped" in notice.content
+
+
+async def test_background_agents_survive_the_parents_stop(make_agent_engine):
+    echo = RecordingTool("Read")
+    engine, script = make_agent_engine(
+        {
+            "": [Reply(content=[background_call("bg"), tool_use("Read", {"value": "parent", "sleep": 30})])],
+            "[bg]": [Reply(content=[tool_use("Read", {"value": "sub", "sleep": 0.2})]), Reply(content=[text("done anyway")])],
+        },
+        tools=[echo],
+    )
+    task = asyncio.ensure_future(collect(engine, "go"))
+    while len(echo.calls) < 2:
+        await asyncio.sleep(0.01)
+    engine.interrupt()
+    await task
+    [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
+    await asyncio.wait_for(run.task, timeout=5)
+    assert run.status == "completed" and run.text == "done anyway"
