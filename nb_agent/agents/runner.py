@@ -160,7 +160,8 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     tool_options = {
         **pc.extra.get("tool_options", {}),
         AGENT_MODE_OPTION: mode,
-        "transcript_path": str(run.transcript_path),  # what hooks are told
+        "transcript_path": str(parent.transcript_path),  # hooks get the session's, as in Claude Code
+        "agent_transcript_path": str(run.transcript_path),
     }
     config = EngineConfig(
         model=run.model,
@@ -183,6 +184,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
             "omit_session_context": definition.omit_session_context,
             "tool_use_summaries": False,
             "tool_options": tool_options,
+            "subagent": {"agent_id": run.agent_id, "agent_type": definition.name, "agent_transcript_path": str(run.transcript_path)},
         },
     )
     pool = parent.tool_pool
@@ -200,7 +202,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
         hooks=parent.hooks,
         permission_policy=parent.permission_policy,
         can_use_tool=approver,
-        session_id=run.agent_id,
+        session_id=parent.session_id,  # the session's id (hooks, tool results dir); its transcript is its own
         deps_overrides=dict(parent.deps_overrides),
     )
     child.transcript.close()

@@ -93,7 +93,7 @@ async def test_subagent_stop_hook_fires_and_can_block(make_agent_engine):
     out = await collect(engine, "go")
     script.assert_exhausted()
     assert [h.hook_event_name for h in seen] == ["SubagentStop", "SubagentStop", "Stop"]
-    assert "subagents" in seen[0].transcript_path
+    assert seen[0].session_id == engine.session_id and seen[0].transcript_path == str(engine.transcript_path)
     assert out.tool_results[0]["content"].startswith("files: a (1 kB), b (2 kB)")
     feedback = script.requests_by_route["[h]"][1]["messages"][-1]["content"]
     assert "also list the sizes" in str(feedback)
