@@ -244,7 +244,11 @@ class QueryEngine:
         engine = cls(config=config, session_id=loaded.session_id, messages=history, **kwargs)
         engine.session_hooks.pending_start = "resume"
         for entry in loaded.entries_of("usage"):
-            engine.usage.add(entry["model"], Usage(**entry["usage"]))
+            usage = Usage(**entry["usage"])
+            if entry.get("agent_id"):  # a subagent's: cost, not this conversation's context size
+                engine.usage.absorb(entry["model"], usage)
+            else:
+                engine.usage.add(entry["model"], usage)
         engine._answer_dangling_tool_uses()  # the kernel died between a tool_use and its result
         engine.context_manager.restore(engine.messages, loaded.entries)
         return engine, loaded.warnings

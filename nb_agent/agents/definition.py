@@ -19,9 +19,6 @@ GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"
 PLAN = "Plan"
 
-MODEL_ALIASES = {"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
-"""Claude Code's short model names, as agent files and the Agent tool use them."""
-
 _READ_ONLY_DISALLOWED = ("Agent", "ExitPlanMode", "EnterPlanMode", "Edit", "Write", "NotebookEdit", "ExecuteCode")
 
 
@@ -52,10 +49,11 @@ class AgentDefinition:
         return self.source == "built-in"
 
     def resolved_model(self, parent_model: str, requested: str | None = None) -> str:
-        """The call's ``model`` wins, then the definition's; ``inherit`` means the parent's."""
+        """The call's ``model`` wins, then the definition's; ``inherit`` means the parent's.
+        Aliases (``haiku``) stay as written: the engine resolves them for its provider."""
         for choice in (requested, self.model):
             if choice and choice != "inherit":
-                return MODEL_ALIASES.get(choice.lower(), choice)
+                return choice
         return parent_model
 
 

@@ -60,6 +60,14 @@ class SubagentHost:
         """The subagent's tools from the parent's whole pool (not the calling agent's)."""
         pool = list(self.parent.tools)
         resolved = resolve_agent_tools(definition, pool, is_background=background)
+        named = [n for n in definition.mcp_servers if isinstance(n, str)]
+        if named:  # tools of the session's servers the definition names, whatever its allow-list
+            wanted = [t for t in pool if t.is_mcp and any(t.name.startswith(f"mcp__{n}__") for n in named)]
+            resolved = ResolvedTools(
+                tools=[*resolved.tools, *(t for t in wanted if t not in resolved.tools)],
+                invalid_specs=resolved.invalid_specs,
+                allowed_agent_types=resolved.allowed_agent_types,
+            )
         if resolved.allowed_agent_types is not None:
             tools = [
                 t.restricted_to(resolved.allowed_agent_types) if t.name == AGENT_TOOL_NAME and hasattr(t, "restricted_to") else t

@@ -21,7 +21,7 @@ from nb_agent.agents.definition import AgentDefinition
 from nb_agent.agents.sidechain import SidechainTranscript, sidechain_path
 from nb_agent.model.pricing import Usage
 from nb_agent.permissions.engine import AGENT_MODE_OPTION
-from nb_agent.permissions.types import CanUseTool, PermissionDeny, PermissionRequest
+from nb_agent.permissions.types import CanUseTool, PermissionDeny, PermissionMode, PermissionRequest
 from nb_agent.prompts import SystemPromptParts
 from nb_agent.tools.base import Tool, ToolSession
 from nb_agent.tools.tool_pool import ToolPoolProvider
@@ -60,6 +60,8 @@ class SubagentRun:
     text: str = ""
     error: str | None = None
     transcript_path: Any = None
+    own_servers: Any = None
+    """The MCP manager of the servers the definition configures inline, while it runs."""
     task: asyncio.Task[Any] | None = None
     listeners: list[Callable[[Any], None]] = field(default_factory=list)
     """Called with each event of the subagent's run (then with this run, when it ends)."""
@@ -149,13 +151,30 @@ def naming_approver(inner: CanUseTool | None, label: str) -> CanUseTool | None:
     return ask
 
 
+_STRICTNESS: dict[str, int] = {"bypassPermissions": 0, "acceptEdits": 1, "default": 2, "plan": 3}
+
+
+def agent_permission_mode(definition: AgentDefinition, policy: Any, session_mode: PermissionMode) -> PermissionMode:
+    """The subagent's permission mode. A built-in's or a user agent's ``permissionMode``
+    applies as written; a *project* agent (a file that came with the folder) may only make
+    it stricter than the session's, never looser: a cloned repository must not be able to
+    turn on ``bypassPermissions`` for itself."""
+    current: PermissionMode = getattr(policy, "mode", None) or session_mode
+    wanted = definition.permission_mode
+    if wanted is None:
+        return current
+    if definition.source == "project" and _STRICTNESS[wanted] < _STRICTNESS[current]:
+        return current
+    return wanted
+
+
 def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[Any]]) -> QueryEngine:
     """A ``QueryEngine`` for ``run`` that shares the parent's transport, hooks, rules and
     tool session resources, and keeps its own history, usage and sidechain transcript."""
     from nb_agent.engine import EngineConfig, QueryEngine
 
     definition, pc = run.definition, parent.config
-    mode = definition.permission_mode or pc.permission_mode
+    mode = agent_permission_mode(definition, parent.permission_policy, pc.permission_mode)
     run.transcript_path = sidechain_path(parent.session_dir, run.agent_id)
     tool_options = {
         **pc.extra.get("tool_options", {}),
@@ -166,6 +185,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     config = EngineConfig(
         model=run.model,
         fallback_model=pc.fallback_model,
+        provider=pc.provider,
         max_turns=definition.max_turns,
         max_output_tokens=pc.max_output_tokens,
         permission_mode=mode,
@@ -231,8 +251,11 @@ async def run_subagent(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     parent.transcript.write_entry("subagent", **_link(run, "started"))
     result: EngineResult | None = None
     child: QueryEngine | None = None
+    own_servers = None
     try:
-        child = build_child_engine(parent, run, tools)
+        own_servers, server_tools = await start_agent_mcp_servers(run.definition, cwd=parent.tool_session.cwd)
+        run.own_servers = own_servers
+        child = build_child_engine(parent, run, [*tools, *server_tools])
         async for event in child.submit_message(run.prompt, abort_controller=run.abort):
             if isinstance(event, EngineResult):
                 result = event
@@ -247,8 +270,31 @@ async def run_subagent(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     except Exception as exc:  # a broken subagent returns an error result, the parent goes on
         log.debug("subagent %s failed", run.agent_id, exc_info=True)
         run.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        if own_servers is not None:  # the agent's own servers live as long as the agent
+            await asyncio.shield(own_servers.aclose())
     _finish(run, parent, child, result)
     return SubagentOutcome.of(run)
+
+
+async def start_agent_mcp_servers(definition: AgentDefinition, *, cwd: Any) -> tuple[Any, list[Tool[Any]]]:
+    """Start the servers a definition configures inline (``mcpServers: [{name: config}]``)
+    for this run only; returns their manager (None if there are none) and their tools.
+    A server that fails to start leaves the agent without its tools, nothing more."""
+    inline: dict[str, Any] = {}
+    for entry in definition.mcp_servers:
+        if isinstance(entry, dict):
+            inline.update(entry)
+    if not inline:
+        return None, []
+    try:
+        from nb_agent.mcp.manager import McpManager
+    except ImportError:  # the mcp extra is not installed
+        log.warning("agent %s configures MCP servers, but the mcp package is not installed", definition.name)
+        return None, []
+    manager = McpManager(servers=inline, cwd=cwd)
+    await manager.ensure_started()
+    return manager, list(manager.tools())
 
 
 def _finish(run: SubagentRun, parent: QueryEngine, child: Any, result: Any, *, cancelled: bool = False) -> None:

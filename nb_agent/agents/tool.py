@@ -20,9 +20,9 @@ from nb_agent.agents.runner import SubagentOutcome
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import InterruptBehavior, ProgressCallback, Tool, ToolResult, ToolUseContext
 
-QUIET_EVENTS = frozenset({"stream_event"})
-"""Subagent events not forwarded as progress: a card shows turns, tools and the answer,
-not every token."""
+COUNTED_STREAM_EVENTS = frozenset({"message_start", "message_delta"})
+"""The only raw stream events forwarded as progress (they carry the token counts): a card
+shows turns, tools, tokens and the answer, not every delta."""
 
 
 class AgentInput(BaseModel):
@@ -151,7 +151,6 @@ class AgentTool(Tool[AgentInput]):
 
 
 def _forward(event: Any, agent_id: str, on_progress: ProgressCallback) -> None:
-    kind = getattr(event, "type", None)
-    if kind in QUIET_EVENTS:
+    if getattr(event, "type", None) == "stream_event" and event.event.type not in COUNTED_STREAM_EVENTS:
         return
     on_progress({"subagent_id": agent_id, "subagent_event": event})

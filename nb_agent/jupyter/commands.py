@@ -166,7 +166,7 @@ def history(session: KernelAgentSession) -> None:
                     lines.append(f"agent: {_preview(block['text'])}")
                 elif block.get("type") == "tool_use":
                     arguments = block.get("input") or {}
-                    key = next((str(arguments[k]) for k in ("command", "file_path", "notebook_path", "pattern", "code", "name") if k in arguments), "")
+                    key = next((str(arguments[k]) for k in ("command", "file_path", "notebook_path", "pattern", "code", "name", "description") if k in arguments), "")
                     lines.append(f"       ⏺ {block['name']}({_preview(key, 80)})")
         elif kind == "compact_boundary":
             lines.append("── compacted: from here on the model sees this summary instead of the messages above ──")
