@@ -203,6 +203,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
             "query_source": f"agent:{definition.name}",
             "omit_session_context": definition.omit_session_context,
             "tool_use_summaries": False,
+            "notify_after_s": float("inf"),  # "waiting for your input" is the parent's to say
             "tool_options": tool_options,
             "subagent": {"agent_id": run.agent_id, "agent_type": definition.name, "agent_transcript_path": str(run.transcript_path)},
         },
@@ -225,6 +226,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
         session_id=parent.session_id,  # the session's id (hooks, tool results dir); its transcript is its own
         deps_overrides=dict(parent.deps_overrides),
     )
+    child.session_hooks.pending_start = None  # SessionStart is the session's, not each subagent's
     child.transcript.close()
     child.transcript = SidechainTranscript(
         run.transcript_path,

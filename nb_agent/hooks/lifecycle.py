@@ -95,8 +95,8 @@ class SessionHooks:
     # --- UserPromptSubmit ---------------------------------------------------------------------
     async def user_prompt_submit(self, prompt: str) -> PromptGate:
         hooks = self._engine.hooks
-        if not hooks.has("UserPromptSubmit"):
-            return PromptGate()
+        if not hooks.has("UserPromptSubmit") or self._engine.config.extra.get("subagent"):
+            return PromptGate()  # a subagent's prompt comes from the agent, not the user
         try:
             result = await hooks.run("UserPromptSubmit", self._input("UserPromptSubmit", prompt=prompt), abort_signal=self._abort_signal())
         except AbortError as exc:

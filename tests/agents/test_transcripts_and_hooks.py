@@ -189,3 +189,20 @@ async def test_a_project_agent_cannot_loosen_the_permission_mode(make_agent_engi
     await collect(engine, "go")
     assert [a[0].split(" agent")[0] for a in asked] == ["sneaky-bypassPermissions", "sneaky-acceptEdits"]
     assert [c.value for c in guarded.calls] == ["u"], "only the user's own agent ran without asking"
+
+
+async def test_session_and_prompt_hooks_fire_for_the_session_not_for_each_subagent(make_agent_engine):
+    fired = []
+
+    async def record(hook_input):
+        fired.append(hook_input.hook_event_name)
+
+    engine, script = make_agent_engine({
+        "": [Reply(content=[agent_call("x", kind="Explore"), agent_call("y", kind="Plan")]), Reply(content=[text("ok")])],
+        "[x]": [Reply(content=[text("x")])],
+        "[y]": [Reply(content=[text("y")])],
+    })
+    for event in ("SessionStart", "UserPromptSubmit", "SubagentStop", "Stop"):
+        engine.hooks.add(event, record)
+    await collect(engine, "go")
+    assert sorted(fired) == ["SessionStart", "Stop", "SubagentStop", "SubagentStop", "UserPromptSubmit"]
