@@ -238,7 +238,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     shared = parent.tool_session
     child.tool_session = ToolSession(
         cwd=shared.cwd,
-        read_file_state=dict(shared.read_file_state),  # a clone: its reads do not vouch for the parent
+        read_file_state=shared.read_file_state.clone(),  # its reads do not vouch for the parent
         session_dir=shared.session_dir,
         additional_directories=list(shared.additional_directories),
         extra=shared.extra,  # the kernel bridge, background shells and resource locks are shared

@@ -60,6 +60,14 @@ class FileStateCache:
             self.total_bytes -= self._sizes.pop(key)
         return state
 
+    def clone(self) -> FileStateCache:
+        """An independent copy (a subagent's: its reads do not vouch for its parent)."""
+        copy = FileStateCache(self.max_bytes)
+        copy._entries = OrderedDict(self._entries)
+        copy._sizes = dict(self._sizes)
+        copy.total_bytes = self.total_bytes
+        return copy
+
     def clear(self) -> None:
         self._entries.clear()
         self._sizes.clear()
