@@ -5,7 +5,7 @@
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Cell } from '@jupyterlab/cells';
-import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services';
 import { applyEdit } from './edits';
 import { takeSnapshot } from './snapshot';
 
@@ -105,6 +105,14 @@ export class LivePage {
       return;
     }
     const comm = kernel.createComm(TARGET_NAME);
+    // Our comm stays on the main shell (ipykernel >= 7.4 dispatches comm messages there
+    // even while an async cell runs). With JupyterLab's per-comm-target subshell, the
+    // first comm (opened before nb_agent is loaded, closed by the kernel) deletes the
+    // target's subshell after the next comm has already taken its id, so that comm's
+    // messages (the snapshot before an %%agent cell) went to a deleted subshell and
+    // were dropped. Set right after creation, before the subshell is requested.
+    (comm as unknown as { commsOverSubshells: CommsOverSubshells }).commsOverSubshells =
+      CommsOverSubshells.Disabled;
     this.comm = comm;
     comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.onMessage(msg.content.data);
     comm.onClose = () => {

@@ -109,16 +109,6 @@ def test_an_edit_of_the_cell_the_user_is_typing_in_is_refused(lab, new_page):
     assert nb.sources()[1] == "x = 1  # the user types here"
 
 
-INTERMITTENT = pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "intermittent: on a loaded machine the run sometimes starts in file mode (the page's snapshot is "
-        "not matched to the cell; cause not found yet), then the edit goes to the file instead of the page"
-    ),
-)
-
-
-@INTERMITTENT
 def test_two_pages_on_one_notebook_apply_the_edit_once(lab, browser):
     name = "two_pages.ipynb"
     lab.notebook(name, ["%load_ext nb_agent", "x = 1", "%%agent\nchange x"])
@@ -148,7 +138,6 @@ def test_two_pages_on_one_notebook_apply_the_edit_once(lab, browser):
             context.close()
 
 
-@INTERMITTENT
 def test_the_edit_lands_in_the_running_notebook_after_the_user_switched_tabs(lab, new_page):
     name, other = "tabs.ipynb", "tabs_other.ipynb"
     lab.notebook(other, ["z = 0"])

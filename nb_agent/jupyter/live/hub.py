@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT_WAIT_S = 5.0
 """How long a run start waits for its snapshot when a page is connected. It is normally there
-already (sent before the execute request), but over a kernel subshell it is handled on another
-thread and, on a loaded machine, can come seconds late; giving up means file mode for the run."""
+already (the page sends it before the execute request, on the main shell), but a frontend whose
+comm uses a kernel subshell has it handled on another thread, which on a loaded machine can be
+seconds late; giving up means file mode for the run."""
 FIRST_CONTACT_WAIT_S = 0.3
 """When JupyterLab sent the execute request (it carries ``cellId``) but no page has
 connected yet: how long to wait for a page that opens its comm with this very request."""
