@@ -1,7 +1,7 @@
 """Inside the sandbox: a loopback TCP listener that forwards each connection to nb_agent's
 filtering proxy over a Unix socket, then ``exec`` of the command.
 
-Run as ``python -S -I bridge.py SOCKET PORT -- argv...`` by bubblewrap. The sandbox has its
+Run as ``python -S -I -c SOURCE SOCKET PORT -- argv...`` by bubblewrap. The sandbox has its
 own network namespace with nothing but loopback, so the only way out is this listener,
 which reaches only the proxy outside; ``HTTP(S)_PROXY`` point at it. The listener is
 bound before the command starts (no race), served by a forked child, and dies with the

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from nb_agent.tools.bash.sandbox.plan import SandboxPlan
 
-__all__ = ["bwrap_command", "bridge_prefix"]
+__all__ = ["bwrap_command", "bridge_prefix", "host_python"]
 
 
 def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str]) -> list[str]:
@@ -46,6 +46,8 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str]) -> list[st
     if plan.proxy is not None and plan.proxy.socket_path is not None:
         socket = str(plan.proxy.socket_path)
         args += ["--ro-bind", socket, socket]
+        if _under(Path(host_python()), Path("/tmp")):
+            args += ["--ro-bind", sys.base_prefix, sys.base_prefix]  # the bridge's interpreter
     args += ["--bind", str(plan.cwd_file), str(plan.cwd_file)]
     args += ["--chdir", str(plan.cwd), "--"]
     return args + list(bridge_prefix(plan)) + list(argv)
@@ -68,8 +70,18 @@ def _under(path: Path, directory: Path) -> bool:
 
 
 def bridge_prefix(plan: SandboxPlan) -> list[str]:
-    """With the filtering proxy: start the in-sandbox bridge first (it execs ``argv``)."""
+    """With the filtering proxy: start the in-sandbox bridge first (it execs ``argv``).
+
+    The bridge's source goes in with ``-c`` and the interpreter is the real one behind a
+    virtual environment's link: a checkout or venv under ``/tmp`` is not visible inside,
+    where ``/tmp`` is the command's private one. ``-S -I``: the bridge needs only the stdlib.
+    """
     if plan.proxy is None or plan.proxy.socket_path is None:
         return []
-    bridge = Path(__file__).with_name("bridge.py")
-    return [sys.executable, "-S", "-I", str(bridge), str(plan.proxy.socket_path), str(plan.proxy.port), "--"]
+    source = Path(__file__).with_name("bridge.py").read_text(encoding="utf-8")
+    return [host_python(), "-S", "-I", "-c", source, str(plan.proxy.socket_path), str(plan.proxy.port), "--"]
+
+
+def host_python() -> str:
+    """This interpreter's real path (not a venv's symlink to it)."""
+    return os.path.realpath(sys.executable)
