@@ -27,6 +27,8 @@ BLOCKING_EXIT_CODE = 2
 MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 """Per stream; a hook printing more is cut there (a runaway hook must not fill memory)."""
 _CHUNK = 64 * 1024
+_REAP_S = 2.0
+"""How long a killed hook may take to exit (SIGKILL: normally a few milliseconds)."""
 
 
 class CommandHookWarning(Exception):
@@ -101,10 +103,6 @@ def _exit_2_output(event: str, stderr: str, command: str) -> HookOutput:
     return HookOutput(system_message=f"{event} hook: {text}")
 
 
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    kill_process_group(process.pid)
-
-
 def kill_process_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -148,6 +146,55 @@ async def _communicate(process: asyncio.subprocess.Process, payload: bytes) -> t
     return out, cut, err
 
 
+async def _spawn(command: str, *, cwd: str, env: dict[str, str]) -> asyncio.subprocess.Process:
+    """Start ``bash -c command`` in a new process group, registered with ``started_groups``.
+
+    Starting takes several turns of the event loop, and the hook may already be running
+    (and starting children) when Stop cancels this task: the start is shielded, and a
+    cancelled start kills the group it started before the cancellation goes on (otherwise
+    the hook and its children would outlive Stop)."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,  # so a timeout or Stop kills the hook's children too
+        )
+    )
+    try:
+        process = await asyncio.shield(starting)
+    except OSError as exc:
+        raise CommandHookWarning(f"hook could not start ({exc}): {command}") from None
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await _kill_and_reap(await starting)
+        raise
+    groups = started_groups.get()
+    if groups is not None:
+        groups.add(process.pid)
+    return process
+
+
+async def _kill_and_reap(process: asyncio.subprocess.Process) -> None:
+    """Kill the hook's process group and wait (briefly) for the hook itself to exit.
+
+    ``Process.wait()`` also waits for the pipes to close, which a grandchild that left the
+    group (``setsid``) may hold open for ever: wait for the exit status instead, then
+    close our ends of the pipes."""
+    kill_process_group(process.pid)
+    deadline = asyncio.get_running_loop().time() + _REAP_S
+    while process.returncode is None and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    transport = getattr(process, "_transport", None)  # asyncio has no public close for a Process
+    if transport is not None:
+        transport.close()
+
+
 def hook_environment(project_dir: str) -> dict[str, str]:
     env = dict(os.environ)
     # Always the project of this session (a kernel started from Claude Code inherits another).
@@ -164,34 +211,15 @@ def command_hook(command: str, *, timeout: float, project_dir: str | None = None
 
     async def run(hook_input: HookInput) -> HookOutput | None:
         cwd = hook_input.cwd or project_dir or os.getcwd()
-        try:
-            process = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                env=hook_environment(project_dir or cwd),
-                start_new_session=True,  # so a timeout kills the hook's children too
-            )
-        except OSError as exc:
-            raise CommandHookWarning(f"hook could not start ({exc}): {command}") from None
-        groups = started_groups.get()
-        if groups is not None:
-            groups.add(process.pid)
+        process = await _spawn(command, cwd=cwd, env=hook_environment(project_dir or cwd))
         payload = json.dumps(hook_input.to_json_dict(), default=str).encode()
         try:
             stdout, cut, stderr = await asyncio.wait_for(_communicate(process, payload), timeout)
         except asyncio.TimeoutError:
-            _kill_group(process)
-            await process.wait()
+            await _kill_and_reap(process)
             raise CommandHookWarning(f"hook timed out after {timeout:g}s and was killed: {command}") from None
         except BaseException:  # cancelled (Stop, a capped SessionEnd): kill it and reap it
-            _kill_group(process)
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(process.wait(), 2.0)
+            await _kill_and_reap(process)
             raise
         event = hook_input.hook_event_name
         err = stderr.decode("utf-8", errors="replace").strip()
