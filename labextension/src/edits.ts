@@ -181,10 +181,15 @@ function applyOne(panel: NotebookPanel, op: JSONObject): void {
   }
 }
 
-/** Check, then apply in one transaction. Returns the refusal, or null when applied. */
+/**
+ * Check, then apply in one transaction. Returns the refusal, or null when applied.
+ * `ownUndoStep`: end the undo step after it (one agent edit = one undo step); a revert
+ * applies several edits and ends the step once, after the last.
+ */
 export function applyEdit(
   panel: NotebookPanel,
-  edit: JSONObject
+  edit: JSONObject,
+  ownUndoStep = true
 ): IAckError | null {
   if (!panel.model) {
     return { code: 'no_notebook', message: 'The notebook is not loaded.' };
@@ -203,7 +208,63 @@ export function applyEdit(
       applyOne(panel, op);
     }
   });
-  // One agent edit = one step of the notebook's undo, never merged with the user's typing.
-  (shared as any).undoManager?.stopCapturing();
+  if (ownUndoStep) {
+    // One agent edit = one step of the notebook's undo, never merged with the user's typing.
+    stopCapturing(panel);
+  }
   return null;
+}
+
+function stopCapturing(panel: NotebookPanel): void {
+  (panel.model?.sharedModel as any)?.undoManager?.stopCapturing();
+}
+
+/** Select the cell and scroll to it; false when it is not in the notebook. */
+export function revealCell(panel: NotebookPanel, cellId: string): boolean {
+  const notebook = panel.content;
+  const index = notebook.widgets.findIndex(w => w.model.id === cellId);
+  if (index < 0) {
+    return false;
+  }
+  notebook.activeCellIndex = index;
+  void notebook.scrollToItem(index);
+  return true;
+}
+
+export interface IRevertOutcome {
+  reverted: string[];
+  refused: { edit_id: string; summary: string; error: IAckError }[];
+}
+
+/**
+ * Revert a run's edits (`edits` oldest first, as in the edits card): each edit's inverse
+ * operations, newest edit first, each checked like an edit (a cell the user changed since
+ * the agent's edit is left as it is, and so is everything that depends on it). All that
+ * is reverted is one step of the notebook's undo.
+ */
+export function revertEdits(
+  panel: NotebookPanel,
+  edits: JSONObject[]
+): IRevertOutcome {
+  const outcome: IRevertOutcome = { reverted: [], refused: [] };
+  stopCapturing(panel); // never merged with the user's typing before the click
+  for (const record of [...edits].reverse()) {
+    const ops = (record.revert ?? []) as JSONObject[];
+    if (!ops.length) {
+      continue;
+    }
+    let error: IAckError | null;
+    try {
+      error = applyEdit(panel, { ops, guard_cell_ids: [] }, false);
+    } catch (exc) {
+      error = { code: 'invalid', message: String(exc) };
+    }
+    if (error) {
+      outcome.refused.push({ edit_id: record.edit_id, summary: record.summary, error });
+    } else {
+      outcome.reverted.push(record.edit_id);
+    }
+  }
+  stopCapturing(panel);
+  return outcome;
 }

@@ -6,7 +6,8 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Cell } from '@jupyterlab/cells';
 import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services';
-import { applyEdit } from './edits';
+import { applyEdit, revealCell } from './edits';
+import { EDITS_MIME, EditsCard } from './editsCard';
 import { takeSnapshot } from './snapshot';
 
 export const TARGET_NAME = 'nb_agent.live';
@@ -28,6 +29,18 @@ export class LivePage {
   readonly applied: string[] = [];
 
   constructor(readonly panel: NotebookPanel) {
+    // The card of a run's edits, rendered in this notebook's outputs (the panel's own
+    // rendermime): its buttons act on this notebook. Not safe: an untrusted notebook's
+    // output shows the card's plain HTML instead.
+    panel.content.rendermime.addFactory(
+      {
+        safe: false,
+        mimeTypes: [EDITS_MIME],
+        defaultRank: 40,
+        createRenderer: () => new EditsCard(panel)
+      },
+      40
+    );
     const session = panel.sessionContext;
     session.kernelChanged.connect(() => this.connectKernel());
     session.ready.then(() => this.connectKernel()).catch(() => undefined);
@@ -184,17 +197,8 @@ export class LivePage {
         this.send(this.snapshot('request', null, data.request_id ?? null));
         break;
       case 'reveal':
-        this.reveal(String(data.cell_id));
+        revealCell(this.panel, String(data.cell_id));
         break;
-    }
-  }
-
-  private reveal(cellId: string): void {
-    const notebook = this.panel.content;
-    const index = notebook.widgets.findIndex(w => w.model.id === cellId);
-    if (index >= 0) {
-      notebook.activeCellIndex = index;
-      void notebook.scrollToItem(index);
     }
   }
 }

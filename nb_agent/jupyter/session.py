@@ -437,6 +437,7 @@ class KernelAgentSession:
         state.finish(result=result, interrupted=interrupted, error=error)
         self._finish_view(view, state)
         self._offer_code_cell(state)
+        self._show_live_edits()
         if interrupted:
             raise AgentInterrupted
         if result is None or result.subtype == "error_during_execution":
@@ -647,6 +648,20 @@ class KernelAgentSession:
             self.shell.set_next_input(text)
         except Exception:  # noqa: BLE001 - a frontend that cannot take it just does not get it
             log.debug("set_next_input failed", exc_info=True)
+
+    def _show_live_edits(self) -> None:
+        """Below a live run's output: the card of its notebook edits (go to cell, revert)."""
+        live = self.live.just_ended
+        if live is None or not live.edits:
+            return
+        from IPython.display import display
+
+        from nb_agent.jupyter.live.edits_card import edits_bundle
+
+        live.reconcile()  # acknowledgements that came in after the last edit
+        bundle = edits_bundle(live)
+        if bundle is not None:
+            display(bundle, raw=True)
 
     # --- shutdown --------------------------------------------------------------------------------
     def close(self) -> None:

@@ -128,6 +128,24 @@ class FakeLivePage:
         else:
             self.send(ack)
 
+    def revert(self, card: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+        """What the edits card's "Revert this run's edits" does (``card``: the
+        ``application/vnd.nb-agent.edits+json`` data): each edit's ``revert`` operations,
+        newest edit first, each checked like an edit. Returns (reverted ids, refusals)."""
+        reverted, refused = [], []
+        for record in reversed(card["edits"]):
+            if not record["revert"]:
+                continue
+            try:
+                self._check({"ops": record["revert"]})
+            except _Refused as refusal:
+                refused.append({"edit_id": record["edit_id"], **refusal.detail})
+                continue
+            for op in record["revert"]:
+                self._apply(op)
+            reverted.append(record["edit_id"])
+        return reverted, refused
+
     # --- the document -------------------------------------------------------------------------
     def ids(self) -> list[str]:
         return [c["id"] for c in self.cells]
@@ -146,6 +164,8 @@ class FakeLivePage:
         for op in edit["ops"]:
             kind = op["op"]
             if kind == "insert":
+                if op["cell"]["id"] in ids:
+                    raise _Refused("invalid", op["cell"]["id"], f"Cell id {op['cell']['id']} already exists.")
                 at = 0 if op["after_cell_id"] is None else self._index(ids, op["after_cell_id"]) + 1
                 ids.insert(at, op["cell"]["id"])
                 continue

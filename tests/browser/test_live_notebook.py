@@ -159,3 +159,59 @@ def test_the_edit_lands_in_the_running_notebook_after_the_user_switched_tabs(lab
     assert nb.sources()[1] == "x = 'edited while away'", (results, nb.sources())
     assert elsewhere.sources() == ["z = 0"] and elsewhere.applied() == []
     assert nb.js("return live.panel.isVisible;") is False  # the user was elsewhere all along
+
+
+def _run_agent(nb, lab, path, replies):
+    """Run the notebook's ``%%agent`` cell (index 3) with ``replies`` and wait for it."""
+    lab.server.script.add(Reply(content=[tool_use("Read", {"file_path": str(path)})]), *replies, Reply(content=[text("Done.")]))
+    nb.run(3)
+
+
+@pytest.mark.parametrize("mode", ["replace", "delete"])
+def test_undo_reverts_an_agents_replace_or_delete(mode, lab, new_page):
+    name = f"undo_{mode}.ipynb"
+    nb = _start(lab, new_page, name)
+    path = lab.root / name
+    ids, sources = nb.ids(), nb.sources()
+    edit = {"notebook_path": str(path), "cell_id": ids[2], "new_source": "y = 'agent'"}
+    if mode == "delete":
+        edit = {"notebook_path": str(path), "cell_id": ids[2], "edit_mode": "delete"}
+    _run_agent(nb, lab, path, [Reply(content=[tool_use("NotebookEdit", edit)])])
+    agent_index = 3 if mode == "replace" else 2
+    nb.wait_executed(agent_index)
+    assert (nb.sources()[2] == "y = 'agent'") if mode == "replace" else (ids[2] not in nb.ids())
+    nb.cell(0).locator(".jp-InputPrompt").click()
+    nb.page.keyboard.press("z")
+    nb.wait_js("return live.panel.model.sharedModel.cells.some(c => c.getSource() === 'y = 2');")
+    assert nb.sources()[:4] == sources[:4]
+    if mode == "delete":
+        assert nb.ids()[:4] == ids[:4]  # the deleted cell is back with its id
+
+
+def test_the_runs_card_goes_to_each_cell_and_reverts_all_of_the_runs_edits(lab, new_page):
+    name = "revert.ipynb"
+    nb = _start(lab, new_page, name)
+    path = lab.root / name
+    ids, sources = nb.ids(), nb.sources()
+    _run_agent(nb, lab, path, [
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "## About x", "cell_type": "markdown", "edit_mode": "insert"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[2], "new_source": "y = x + 1"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[0], "edit_mode": "delete"})]),
+    ])  # fmt: skip
+    nb.wait_executed(3)  # the agent cell: one inserted above it, one deleted
+    assert ids[0] not in nb.ids() and nb.sources()[:3] == ["x = 1", "## About x", "y = x + 1"]
+    card = nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits:has(.nb-agent-revert)")
+    card.wait_for(timeout=60_000)
+    items = card.locator("li")
+    assert items.count() == 3 and "replaced cell" in items.nth(1).inner_text()
+    items.nth(1).locator(".nb-agent-goto").click()  # "Go to cell" of the replace
+    nb.wait_js("return live.panel.content.activeCell?.model.id === arg;", ids[2])
+    card.locator(".nb-agent-revert").click()
+    nb.wait_js("return live.panel.model.sharedModel.cells.length > 0 && live.panel.model.sharedModel.cells[0].getId() === arg;", ids[0])
+    assert nb.ids()[:4] == ids[:4] and nb.sources()[:4] == sources[:4], (nb.ids(), nb.sources())
+    assert "Reverted 3 of 3 edits" in card.locator(".nb-agent-revert-outcome").inner_text()
+    # the whole revert is one undo step: undo brings the agent's three edits back
+    nb.cell(0).locator(".jp-InputPrompt").click()
+    nb.page.keyboard.press("z")
+    nb.wait_js("return live.panel.model.sharedModel.cells.some(c => c.getSource() === 'y = x + 1');")
+    assert ids[0] not in nb.ids() and nb.sources()[:3] == ["x = 1", "## About x", "y = x + 1"]

@@ -50,6 +50,10 @@ class EditRecord:
     cell_id: str | None
     ops: list[EditOp]
     inverse: list[EditOp]
+    kind: str = "edit"
+    """``insert``, ``replace``, ``delete``, ``move`` or ``code cells`` (for the run's card)."""
+    preview: str = ""
+    """The start of the source the edit wrote (or, for a delete, removed)."""
     status: EditStatus = "sent"
     error: str | None = None
 
@@ -127,7 +131,9 @@ class LiveRun:
     def shown_path(self) -> str:
         return os.fspath(self.path) if self.path is not None else self.document.snapshot.notebook_path
 
-    async def send(self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp]) -> EditRecord:
+    async def send(
+        self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp], kind: str = "edit", preview: str = ""
+    ) -> EditRecord:
         """Send ``ops`` as one transaction; raises :class:`LiveEditRefused` on a refusal."""
         edit = EditMessage(
             edit_id=uuid.uuid4().hex,
@@ -135,7 +141,7 @@ class LiveRun:
             ops=ops,
             guard_cell_ids=[self.document.executing_cell_id] if self.document.executing_cell_id else [],
         )
-        record = EditRecord(edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse)
+        record = EditRecord(edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse, kind=kind, preview=preview)
         ack = await self.hub.send_edit(self.channel, edit, self.ack_timeout if self.acks_arrive else 0)
         if ack is None:
             self.acks_arrive = False
@@ -164,6 +170,8 @@ class LiveRun:
                 summary=f"inserted {cell_type} cell {new.id}",
                 cell_id=new.id,
                 inverse=[DeleteOp(cell_id=new.id, expected_source=new_source)],
+                kind="insert",
+                preview=new_source,
             )
             return new.id, cell_type, record
         assert cell_id is not None
@@ -181,6 +189,8 @@ class LiveRun:
                 summary=f"deleted cell {cell.id}",
                 cell_id=cell.id,
                 inverse=[InsertOp(after_cell_id=before, cell=restored)],
+                kind="delete",
+                preview=cell.source,
             )
             return cell.id, cell.cell_type, record
         target_type = cell_type or cell.cell_type
@@ -189,6 +199,8 @@ class LiveRun:
             summary=f"replaced cell {cell.id}",
             cell_id=cell.id,
             inverse=[ReplaceOp(cell_id=cell.id, source=cell.source, cell_type=cell.cell_type, expected_source=new_source)],
+            kind="replace",
+            preview=new_source,
         )
         return cell.id, target_type, record
 
@@ -205,6 +217,8 @@ class LiveRun:
             summary=f"moved cell {cell.id}",
             cell_id=cell.id,
             inverse=[MoveOp(cell_id=cell.id, after_cell_id=before)],
+            kind="move",
+            preview=cell.source,
         )
 
     def add_code_cells(self, sources: list[str]) -> EditRecord:
@@ -219,7 +233,10 @@ class LiveRun:
         edit = EditMessage(edit_id=uuid.uuid4().hex, run_id=self.run_id, ops=ops)
         self.channel.send(edit.model_dump(mode="json"))
         inverse: list[EditOp] = [DeleteOp(cell_id=op.cell.id, expected_source=op.cell.source) for op in ops if isinstance(op, InsertOp)]
-        record = EditRecord(edit_id=edit.edit_id, summary=f"added {len(ops)} code cell(s) of the agent", cell_id=None, ops=ops, inverse=inverse)
+        record = EditRecord(
+            edit_id=edit.edit_id, summary=f"added {len(ops)} code cell(s) of the agent", cell_id=ops[0].cell.id if ops else None,  # type: ignore[union-attr]
+            ops=ops, inverse=inverse, kind="code cells", preview=sources[0] if sources else "",
+        )  # fmt: skip
         self.edits.append(record)
         return record
 

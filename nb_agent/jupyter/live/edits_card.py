@@ -1,0 +1,64 @@
+"""The run's card of notebook edits: shown below a live run's output when it ends.
+
+One output whose bundle has the edits as ``application/vnd.nb-agent.edits+json`` (rendered by
+the nb-agent-live extension: each edit with a "Go to cell" button, and "Revert this run's
+edits", which the page applies itself, see ``labextension/PROTOCOL.md``) and as HTML and
+plain text (what a notebook shows without the extension, or from an untrusted file).
+The revert data is each edit's inverse operations; a revert applies them newest edit first.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from nb_agent.jupyter.live.run import EditRecord, LiveRun
+
+EDITS_MIME = "application/vnd.nb-agent.edits+json"
+EDITS_VERSION = 1
+MAX_PREVIEW_CHARS = 80
+STATUS_TEXT = {"applied": "applied", "sent": "sent, not confirmed", "refused": "refused"}
+
+
+def preview(source: str) -> str:
+    """The first non-blank line of ``source``, cut to :data:`MAX_PREVIEW_CHARS`."""
+    line = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    return line if len(line) <= MAX_PREVIEW_CHARS else line[: MAX_PREVIEW_CHARS - 1] + "…"
+
+
+def _entry(record: EditRecord) -> dict[str, Any]:
+    return {
+        "edit_id": record.edit_id,
+        "op": record.kind,
+        "summary": record.summary,
+        "cell_id": record.cell_id,
+        "preview": preview(record.preview),
+        "status": record.status,
+        "error": record.error,
+        "revert": [op.model_dump(mode="json") for op in record.inverse] if record.status != "refused" else [],
+    }
+
+
+def _line(entry: dict[str, Any]) -> str:
+    shown = f": {entry['preview']}" if entry["preview"] else ""
+    return f"{entry['summary']}{shown} — {STATUS_TEXT.get(entry['status'], entry['status'])}"
+
+
+def edits_bundle(run: LiveRun) -> dict[str, Any] | None:
+    """The card's MIME bundle, or ``None`` when the run made no edit."""
+    if not run.edits:
+        return None
+    entries = [_entry(record) for record in run.edits]
+    title = f"Notebook edits of this run ({len(entries)})"
+    lines = [_line(entry) for entry in entries]
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return {
+        EDITS_MIME: {
+            "version": EDITS_VERSION,
+            "run_id": run.run_id,
+            "notebook_path": run.document.snapshot.notebook_path,
+            "edits": entries,  # oldest first; a revert applies them newest first
+        },
+        "text/html": f"<div class='nb-agent-edits'><b>{html.escape(title)}</b><ul>{items}</ul></div>",
+        "text/plain": "\n".join([title + ":"] + [f"- {line}" for line in lines]),
+    }
