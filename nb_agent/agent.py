@@ -22,12 +22,15 @@ from nb_agent.tools.tool_pool import ToolPoolProvider
 
 
 def builtin_tools() -> list[Tool[Any]]:
-    """Bash (with BashOutput/KillShell), Read, Write, Edit, Glob, Grep, ToolSearch."""
+    """Bash (with BashOutput/KillShell), Read, Write, Edit, Glob, Grep, ToolSearch,
+    TodoWrite, AskUserQuestion, EnterPlanMode, ExitPlanMode, WebFetch, WebSearch."""
     from nb_agent.tools.bash import bash_tools
     from nb_agent.tools.files import file_tools
+    from nb_agent.tools.interaction import interaction_tools
     from nb_agent.tools.tool_search import ToolSearchTool
+    from nb_agent.tools.web import web_tools
 
-    return [*bash_tools(), *file_tools(), ToolSearchTool()]
+    return [*bash_tools(), *file_tools(), ToolSearchTool(), *interaction_tools(), *web_tools()]
 
 
 def mcp_manager_for(cwd: Path, *, home: Path | None = None) -> Any:

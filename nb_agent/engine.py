@@ -51,6 +51,7 @@ from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
 from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
+from nb_agent.tools.services import SET_MODE_OPTION, SIDE_QUERY_OPTION
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import TOOL_REFERENCES_OPTION, tool_references_enabled
 from nb_agent.tools.pipeline import ToolRunDeps
@@ -318,6 +319,8 @@ class QueryEngine:
                 # Grep and Glob leave out what Read may not read (the policy's Read rules).
                 **({READ_SCOPE_OPTION: scope} if (scope := getattr(self.permission_policy, "read_scope", None)) else {}),
                 TOOL_REFERENCES_OPTION: self._tool_references(),
+                SIDE_QUERY_OPTION: self.side_query,
+                SET_MODE_OPTION: self.set_permission_mode,
                 **self.config.extra.get("tool_options", {}),
             },
         )
@@ -328,6 +331,17 @@ class QueryEngine:
         if self.tool_pool is not None:
             self.tool_pool.tool_references = enabled
         return enabled
+    async def side_query(self, request: dict[str, Any], *, query_source: str) -> Any:
+        """A tool's own non-streaming model call (WebFetch's answer, WebSearch): retried,
+        its usage counted, and ended at once by Stop (the pipeline cancels the tool)."""
+        return await self.context_manager.create_message(request, query_source=query_source)
+
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Switch the session's permission mode (plan approval, EnterPlanMode)."""
+        set_mode = getattr(self.permission_policy, "set_mode", None)
+        if set_mode is not None:
+            set_mode(mode)
+        self.config.permission_mode = mode
 
     def _record_denial(self, record: PermissionDenialRecord) -> None:
         self.permission_denials.append(record)

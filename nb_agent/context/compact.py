@@ -117,7 +117,16 @@ def _block_as_text(block: ContentBlock) -> ContentBlock | None:
     """Tool calls, results and media rendered as text: the summary request carries no tools."""
     kind = block.get("type")
     if kind == "text":
-        return block
+        cited = [c.get("url") for c in block.get("citations") or [] if isinstance(c, dict) and c.get("url")]
+        if not cited:
+            return block
+        return {"type": "text", "text": f"{block.get('text', '')} [sources: {', '.join(dict.fromkeys(cited))}]"}
+    if kind == "web_search_tool_result":
+        results = block.get("content")
+        if not isinstance(results, list):
+            return {"type": "text", "text": f"[Web search failed: {_clip(json.dumps(results, ensure_ascii=False))}]"}
+        links = "; ".join(f"{r.get('title', '')} <{r.get('url', '')}>" for r in results if isinstance(r, dict))
+        return {"type": "text", "text": f"[Web search results: {_clip(links)}]"}
     if kind in ("thinking", "redacted_thinking"):
         return None
     if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):

@@ -216,12 +216,19 @@ class ContextManager:
         """One non-streaming request with retries; returns the answer's text.
 
         With an ``abort_signal``, pressing Stop ends the wait at once (``CompactionError``)."""
+        message = await self.create_message(request, query_source=query_source, abort_signal=abort_signal)
+        return _response_text(message)
+
+    async def create_message(
+        self, request: dict[str, Any], *, query_source: str, abort_signal: AbortSignal | None = None
+    ) -> Any:
+        """:meth:`ask`, returning the SDK ``Message`` itself (a tool's side call needs its blocks)."""
         context = RetryContext(query_source=query_source, model=request["model"], abort_signal=abort_signal)
         call = call_with_retry(lambda: self._create(request), policy=self.retry_policy, context=context)
         message = await (call if abort_signal is None else _unless_aborted(call, abort_signal))
         if self._on_usage is not None:
             self._on_usage(getattr(message, "model", None) or request["model"], _usage_of(message))
-        return _response_text(message)
+        return message
 
     # --- the tiers --------------------------------------------------------------------------------
     async def apply_tool_result_budget(self, messages: list[Any], tools: Sequence[Tool[Any]] = ()) -> list[Any]:

@@ -260,6 +260,11 @@ def tools(session: KernelAgentSession) -> None:
     for tool in engine.tools:
         first = (tool.prompt().strip().splitlines() or [""])[0]
         lines.append(f"{tool.name:<18} {_preview(first, 100)}")
+    builtins = engine.tool_pool.builtins if engine.tool_pool is not None else []
+    for tool in builtins:
+        reason = tool.unavailable_reason()
+        if reason:
+            lines.append(f"{tool.name:<18} not offered: {reason}")
     print("\n".join(lines))
 
 
@@ -286,6 +291,13 @@ def hooks(session: KernelAgentSession) -> None:
     ignored = [w for w in session.warnings if "hook" in w]
     lines += [f"ignored: {w}" for w in ignored]
     print("\n".join(lines))
+
+
+def todos(session: KernelAgentSession) -> None:
+    from nb_agent.tools.interaction.todos import current_todos, todos_text
+
+    engine = session.engine
+    print(todos_text(current_todos(engine.tool_session)) if engine is not None else "The todo list is empty.")
 
 
 def notebook(session: KernelAgentSession, path: str | None) -> None:
@@ -473,6 +485,8 @@ def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any
             agent_commands.stop(session, arg)
         else:
             getattr(agent_commands, name)(session)
+    elif name == "todos":
+        todos(session)
     elif name == "notebook":
         notebook(session, arg)
     elif name == "cassette":

@@ -15,10 +15,13 @@ PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 """The engine's permission modes (kept here so parsing needs no engine import)."""
 ANSWER_WORDS = {"allow": "allow", "always": "always_allow", "always_allow": "always_allow", "deny": "deny"}
 ANSWER_HELP = (
-    "answer this cell's permission requests in order, without asking: allow, always (allow and add the "
-    "suggested session rule), deny or deny:FEEDBACK (repeatable; requests beyond the list are denied). "
-    "For runs nobody can click in (nbclient, nbval); the final rendering says each request was pre-answered."
+    "answer this cell's requests in order, without asking. Permission requests: allow, always (allow and add the "
+    "suggested session rule), deny or deny:FEEDBACK. Questions (AskUserQuestion), one value per question: "
+    "pick:LABEL (pick:A;B for several) or other:TEXT. Plans (ExitPlanMode): plan:default, plan:acceptEdits, "
+    "plan:keep or plan:keep:FEEDBACK. Each kind is used in its own order (repeatable; requests beyond the list "
+    "are refused). For runs nobody can click in (nbclient, nbval); the final rendering shows each answer."
 )
+PLAN_WORDS = {"default": "default", "approve": "default", "acceptedits": "acceptEdits", "keep": "keep"}
 
 
 class OptionsError(Exception):
@@ -48,24 +51,58 @@ class _Parser(argparse.ArgumentParser):
 
 @dataclass(frozen=True, kw_only=True)
 class PresetAnswer:
-    """One ``--answer``: ``allow``, ``always_allow`` or ``deny`` (with optional feedback)."""
+    """One ``--answer``. ``answer`` is ``allow``, ``always_allow`` or ``deny`` (a permission
+    request, with optional ``feedback``), ``pick`` or ``other`` (a question: ``labels`` or
+    the ``feedback`` text) or ``plan`` (``mode`` is ``default``, ``acceptEdits`` or ``keep``)."""
 
     answer: str
     feedback: str = ""
+    labels: tuple[str, ...] = ()
+    mode: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``permission``, ``question`` or ``plan``: which requests it answers."""
+        return {"pick": "question", "other": "question", "plan": "plan"}.get(self.answer, "permission")
 
     def describe(self) -> str:
+        if self.answer == "pick":
+            return "pick: " + "; ".join(self.labels)
+        if self.answer == "other":
+            return f"other: {self.feedback}"
+        if self.answer == "plan":
+            return f"plan: {self.mode}" + (f": {self.feedback}" if self.feedback else "")
         if self.answer == "deny" and self.feedback:
             return f"deny: {self.feedback}"
         return {"always_allow": "always allow"}.get(self.answer, self.answer)
 
 
 def parse_answer(text: str) -> PresetAnswer:
-    """``allow`` | ``always`` | ``deny`` | ``deny:FEEDBACK`` (the feedback goes to the model)."""
-    word, colon, feedback = text.partition(":")
-    answer = ANSWER_WORDS.get(word.strip().lower())
+    """``allow`` | ``always`` | ``deny[:FEEDBACK]`` | ``pick:LABEL[;LABEL…]`` | ``other:TEXT`` |
+    ``plan:default`` | ``plan:acceptEdits`` | ``plan:keep[:FEEDBACK]``."""
+    word, colon, rest = text.partition(":")
+    word = word.strip().lower()
+    if word == "pick":
+        labels = tuple(label.strip() for label in rest.split(";") if label.strip())
+        if not labels:
+            raise argparse.ArgumentTypeError(f"pick: names no option, in {text!r} (pick:LABEL or pick:A;B)")
+        return PresetAnswer(answer="pick", labels=labels)
+    if word == "other":
+        if not rest.strip():
+            raise argparse.ArgumentTypeError(f"other: gives no text, in {text!r}")
+        return PresetAnswer(answer="other", feedback=rest.strip())
+    if word == "plan":
+        choice, _, feedback = rest.partition(":")
+        mode = PLAN_WORDS.get(choice.strip().lower())
+        if mode is None or (feedback and mode != "keep"):
+            raise argparse.ArgumentTypeError(f"expected plan:default, plan:acceptEdits, plan:keep or plan:keep:FEEDBACK, got {text!r}")
+        return PresetAnswer(answer="plan", mode=mode, feedback=feedback.strip())
+    answer = ANSWER_WORDS.get(word)
     if answer is None or (colon and answer != "deny"):
-        raise argparse.ArgumentTypeError(f"expected allow, always, deny or deny:FEEDBACK, got {text!r}")
-    return PresetAnswer(answer=answer, feedback=feedback.strip())
+        raise argparse.ArgumentTypeError(
+            f"expected allow, always, deny, deny:FEEDBACK, pick:LABEL, other:TEXT or plan:MODE, got {text!r}"
+        )
+    return PresetAnswer(answer=answer, feedback=rest.strip())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,7 +237,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="provider", arg="optional", metavar="[NAME]",
         help="show or set where the model is reached: anthropic, bedrock, vertex, foundry",
     ),
-    Subcommand(name="tools", arg=None, help="the tools the agent can use"),
+    Subcommand(name="tools", arg=None, help="the tools the agent can use (and why any is not offered)"),
+    Subcommand(name="todos", arg=None, help="the agent's todo list"),
     Subcommand(name="hooks", arg=None, help="the hooks in force, with the settings file each comes from"),
     Subcommand(name="sandbox", arg=None, help="the Bash sandbox: backend, what runs in it, its limits"),
     Subcommand(name="agents", arg=None, help="the subagent types the Agent tool can start"),

@@ -66,15 +66,28 @@ def _tool_search() -> list[Any]:
     return [ToolSearchTool()]
 
 
+def _interaction_tools() -> list[Any]:
+    from nb_agent.tools.interaction import interaction_tools
+
+    return interaction_tools()
+
+
+def _web_tools() -> list[Any]:
+    from nb_agent.tools.web import web_tools
+
+    return web_tools()
+
+
 def default_tools(bridge: Any) -> list[Any]:
-    """The kernel tools, then Bash, the file tools and ToolSearch, each family only if it
-    imports (a broken family is left out with a warning, the rest still work)."""
+    """The kernel tools, then Bash, the file tools, ToolSearch, the tools that talk with
+    the user and the web tools, each family only if it imports (a broken family is left
+    out with a warning, the rest still work)."""
     from nb_agent.jupyter.tools import kernel_tools
 
     from nb_agent.jupyter.live.read import with_live_read
 
     tools: list[Any] = list(kernel_tools(bridge))
-    for family in (_bash_tools, _file_tools, _tool_search):
+    for family in (_bash_tools, _file_tools, _tool_search, _interaction_tools, _web_tools):
         try:
             tools += family()
         except Exception as exc:  # noqa: BLE001
@@ -114,6 +127,8 @@ class KernelAgentSession:
         self.running = False
         self.last_state: RunState | None = None
         self._approver: Any = None
+        self._prompts: Any = None
+        """The running view's way to put questions and plans to the user (None: nobody can)."""
         self._preset: Any = None
         """The running cell's ``--answer`` list (a :class:`PresetApprover`), if it gave one."""
         self._view: Any = None
@@ -297,8 +312,13 @@ class KernelAgentSession:
         return self.engine
 
     async def _can_use_tool(self, tool: Any, request: Any, ctx: Any) -> Any:
+        from nb_agent.jupyter.prompt_answers import nobody_can_answer, prompt_kind
+
         if self._preset is not None:
             return await self._preset(tool, request, ctx)
+        kind = prompt_kind(request.tool_name)
+        if kind is not None:  # a question or a plan: only a frontend that can show it may answer
+            return await self._prompts(tool, request, ctx) if self._prompts is not None else nobody_can_answer(kind)
         if self._approver is None:
             from nb_agent.permissions.types import PermissionDeny
 
@@ -389,6 +409,7 @@ class KernelAgentSession:
         finally:
             self.running = False
             self._approver = None
+            self._prompts = None
             self._preset = None
             self._view = None
 
@@ -514,10 +535,15 @@ class KernelAgentSession:
                 policy.set_mode(options.permission_mode)
 
         def restore() -> None:
-            config.model, config.max_turns, config.permission_mode = saved[:3]
+            # A plan approved (or EnterPlanMode) during the cell chose the mode: it stays.
+            mode_kept = options.permission_mode and getattr(policy, "mode", options.permission_mode) != options.permission_mode
+            config.model, config.max_turns = saved[:2]
             config.fallback_model, config.max_budget_usd = saved_run
             if sandbox is not None:
                 sandbox.override = None
+            if mode_kept:
+                return
+            config.permission_mode = saved[2]
             if options.permission_mode and saved[3] is not None:
                 policy.set_mode(saved[3])
 
@@ -564,9 +590,11 @@ class KernelAgentSession:
             try:
                 from nb_agent.jupyter.view.agent_view import WidgetAgentView
 
+                from nb_agent.jupyter.view.user_prompts import WidgetUserPrompts
+
                 view = WidgetAgentView(state, status=status, max_updates_per_s=self.settings.max_updates_per_second)
                 view.show()
-                self._view, self._approver = view, view.approver
+                self._view, self._approver, self._prompts = view, view.approver, WidgetUserPrompts(view)
                 return view
             except ImportError as exc:
                 self.warnings.append(f"live widgets unavailable ({exc}); showing plain text")
@@ -574,10 +602,12 @@ class KernelAgentSession:
         if mode == "text":
             from nb_agent.jupyter.text_view import TextAgentView, TextApprover
 
+            from nb_agent.jupyter.text_prompts import TextUserPrompts
+
             view = TextAgentView(state)
-            self._view, self._approver = view, TextApprover(view)
+            self._view, self._approver, self._prompts = view, TextApprover(view), TextUserPrompts(state)
             return view
-        self._view, self._approver = None, None
+        self._view, self._approver, self._prompts = None, None, None
         return NoView()
 
     def _finish_view(self, view: Any, state: Any) -> None:
@@ -604,7 +634,7 @@ class KernelAgentSession:
 
         phase = "running"
         if any(c.status == "waiting for approval" for c in state.cards):
-            phase = "waiting for approval"
+            phase = "waiting for you" if any(c.name in ("AskUserQuestion", "ExitPlanMode") and c.status == "waiting for approval" for c in state.cards) else "waiting for approval"
         if state.ended_at is not None:
             phase = "interrupted" if state.interrupted else "done"
         engine = self.engine
@@ -615,6 +645,8 @@ class KernelAgentSession:
             )  # fmt: skip
         total = engine.usage.total
         return StatusSnapshot(
+            permission_mode=getattr(engine.permission_policy, "mode", engine.config.permission_mode),
+            todo=_todo_summary(engine),
             model=state.model or engine.config.model,
             turn=state.turn,
             input_tokens=total.context_tokens - usage_before.context_tokens,
@@ -720,6 +752,17 @@ def _resolve_notebook(raw: str) -> Path:
     if not here.exists() and (Path.cwd() / path.name).exists():
         return Path.cwd() / path.name
     return here
+
+
+def _todo_summary(engine: Any) -> str:
+    from nb_agent.tools.interaction.todos import current_todos
+
+    todos = current_todos(engine.tool_session)
+    if not todos:
+        return ""
+    done = sum(1 for t in todos if t.status == "completed")
+    current = next((t.activeForm for t in todos if t.status == "in_progress"), "")
+    return f"{done}/{len(todos)}" + (f" · {current}" if current else "")
 
 
 def _shown(state: Any, text: str) -> bool:

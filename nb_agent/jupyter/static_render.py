@@ -11,6 +11,7 @@ import html
 import re
 from typing import Any
 
+from nb_agent.jupyter.view import interaction_render
 from nb_agent.jupyter.view.markdown_stream import render_markdown
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.subagent_card import static_html, static_markdown, static_plain, static_summary
@@ -75,12 +76,20 @@ def _asked_by(card: ToolCall) -> str:
     return f" (asked by the {card.agent})" if card.agent else ""
 
 
+def _notes(card: ToolCall) -> str:
+    if interaction_render.handles(card):
+        return _asked_by(card) + (interaction_render.note(card) or outcome_note(card))
+    return _asked_by(card) + approval_note(card) + outcome_note(card)
+
+
 def _tool_line(card: ToolCall) -> str:
     if card.subagent is not None:
         return f"{STATUS_ICONS.get(card.status, '•')} **Agent** {static_summary(card.subagent)}"
     preview = input_preview(card, limit=120).replace("`", "'")
     arg = f" `{preview}`" if preview else ""
-    return f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{_asked_by(card)}{approval_note(card)}{outcome_note(card)}"
+    line = f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{_notes(card)}"
+    extra = interaction_render.markdown(card)
+    return line + "".join(f"\n  - {item}" if not item.startswith(">") else f"\n\n  {item}" for item in extra)
 
 
 def _notice_prefix(notice: Notice) -> str:
@@ -130,6 +139,11 @@ def _result_details(card: ToolCall) -> str:
 
 
 def _card_html(card: ToolCall, images_left: list[int]) -> str:
+    if interaction_render.handles(card):
+        preview = input_preview(card, limit=120)
+        line = html.escape(f"{STATUS_ICONS.get(card.status, '•')} {card.name} {preview} — {card.status}{_notes(card)}".replace("`", ""))
+        body = interaction_render.body_html(card) + (_result_details(card) if card.status == "error" else "")
+        return f'<li class="nb-agent-tool nb-agent-{card.status.replace(" ", "-")}">{line}{body}</li>'
     line = html.escape(_tool_line(card).replace("**", "").replace("`", ""))
     body = static_html(card.subagent) if card.subagent is not None else _result_details(card)
     pictures = ""
@@ -176,12 +190,13 @@ def render_plain(state: RunState) -> str:
             lines.append(item.text.strip("\n"))
         elif isinstance(item, ToolCall):
             preview = input_preview(item, limit=120)
-            note = (approval_note(item) + outcome_note(item)).replace("`", "")
             if item.subagent is not None:
                 nested = static_plain(item.subagent)
                 lines.append(f"{STATUS_ICONS.get(item.status, '*')} Agent {static_summary(item.subagent)}" + (f"\n{nested}" if nested else ""))
                 continue
-            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{_asked_by(item)}{note}")
+            note = _notes(item).replace("`", "")
+            extra = "".join(f"\n    {line.replace('**', '')}" for line in interaction_render.markdown(item))
+            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}{extra}")
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             lines.append(f"[{item.level}] {item.text}")
     if state.interrupted:

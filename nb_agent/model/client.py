@@ -78,13 +78,15 @@ class _BlockBuilder:
 def _start_block(content_block: Any) -> ContentBlock:
     kind = content_block.type
     if kind == "text":
-        return {"type": "text", "text": content_block.text or ""}
+        block: ContentBlock = {"type": "text", "text": content_block.text or ""}
+        if getattr(content_block, "citations", None):
+            block["citations"] = [c.model_dump(mode="json", exclude_none=True) for c in content_block.citations]
+        return block
     if kind == "tool_use":
         return {"type": "tool_use", "id": content_block.id, "name": content_block.name, "input": {}}
     if kind == "thinking":
         return {"type": "thinking", "thinking": content_block.thinking or "", "signature": content_block.signature or ""}
-    block = content_block.model_dump(mode="json", exclude_none=True)
-    return block
+    return content_block.model_dump(mode="json", exclude_none=True)
 
 
 @dataclass(kw_only=True)
@@ -114,6 +116,11 @@ class ResponseAccumulator:
                 builder.parts.append(delta.thinking)
             elif dkind == "signature_delta":
                 builder.block["signature"] = delta.signature
+            elif dkind == "citations_delta":  # a cited text block (web search): keep every citation
+                citation = delta.citation
+                builder.block.setdefault("citations", []).append(
+                    citation if isinstance(citation, dict) else citation.model_dump(mode="json", exclude_none=True)
+                )
             return None
         if kind == "content_block_start":
             self.blocks[event.index] = _BlockBuilder(_start_block(event.content_block))

@@ -9,11 +9,13 @@
 5. safety checks, immune to modes, allow rules and hooks -> ask: writing a protected
    file (agent configuration, shell/IPython startup files, ``.ssh/``, site-packages…;
    see :mod:`nb_agent.permissions.protected`) or writing outside the working directories
-6. the tool's ask -> ask (``bypassPermissions`` overrides it)
+6. the tool's ask -> ask (``bypassPermissions`` overrides it, except for a tool that
+   ``requires_user_interaction``: a question only the user can answer)
 7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
 8. allow rules -> allow; for Bash, every simple command covered by an allow rule or
    read-only (:mod:`nb_agent.permissions.fast_path`)
-9. read-only -> allow, unless a file read leaves the working directories (then ask);
+9. read-only -> allow, unless a file read leaves the working directories, or the tool
+   ``reaches_network`` or is an MCP tool (then ask);
    a read-only Bash command is held to Read's scope: what it reads must be readable
    without asking (a Read deny rule denies), and git runs only in the project's
    repository root (:mod:`nb_agent.permissions.read_plan`)
@@ -207,6 +209,8 @@ class RuleBasedPolicy(PermissionPolicy):
         updated_input = tool_decision.updated_input if isinstance(tool_decision, PermissionAllow) else None
 
         if isinstance(tool_decision, PermissionAsk):
+            if tool.requires_user_interaction:
+                return tool_decision  # a question or a plan to approve: no mode answers for the user
             if mode == "bypassPermissions":
                 return PermissionAllow(reason="bypassPermissions mode")
             if tool_decision.suggested_rule is None:
@@ -227,7 +231,7 @@ class RuleBasedPolicy(PermissionPolicy):
                 return decision
         # An MCP tool's readOnlyHint is the server's own claim: it makes the tool
         # concurrency-safe, but running it still takes the user's (or a rule's) consent.
-        elif read_only and not tool.is_mcp:
+        elif read_only and not tool.is_mcp and not tool.reaches_network:
             if outside := self._read_outside(tool, input, ctx):
                 return outside
             return PermissionAllow(updated_input=updated_input, reason="read-only")

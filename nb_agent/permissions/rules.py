@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 from nb_agent.errors import ConfigurationError
 from nb_agent.permissions.shell_rules import shell_rule_matches, wildcard_regex
+from nb_agent.permissions.domains import domain_matches
 from nb_agent.permissions.paths import (
     anchor_directory,
     candidate_paths,
@@ -275,12 +276,19 @@ def path_rule_matches(
 
 
 def _domain_rule_matches(content: str, target: str) -> bool:
-    wanted = content[len("domain:") :].strip().lower() if content.startswith("domain:") else content.lower()
-    host = (urlparse(target).hostname if "://" in target else target.split("/")[0].split(":")[0]) or ""
-    host = host.lower()
-    if wanted.startswith("*."):
-        return host.endswith(wanted[1:])
-    return host == wanted
+    wanted = content[len("domain:") :] if content.startswith("domain:") else content
+    return domain_matches(wanted, _target_host(target) or "")
+
+
+def _target_host(target: str) -> str | None:
+    """The host of a URL, or ``target`` itself when it is already a host (WebFetch passes
+    the host its client connects to)."""
+    if "://" not in target:
+        return target
+    try:
+        return urlparse(target).hostname
+    except ValueError:
+        return None
 
 
 # --- Bash ------------------------------------------------------------------------------
@@ -431,7 +439,7 @@ def suggest_rule(
         base = "Edit" if family == "file_edit" else "Read"
         return f"{base}({_directory_glob(content, cwd=cwd or Path.cwd(), root=root, home=home)})"
     if family == "web_fetch" and content:
-        host = urlparse(content).hostname if "://" in content else content
+        host = _target_host(content)
         return f"{tool.name}(domain:{host})" if host else tool.name
     return tool.name
 

@@ -27,8 +27,11 @@ from nb_agent.testing.script import (
     reply_message,
     request_too_large_error,
     text,
+    cited_text,
+    server_tool_use,
     thinking,
     tool_use,
+    web_search_tool_result,
 )
 from nb_agent.testing.scripted_model import ScriptedTransport
 
@@ -47,6 +50,9 @@ __all__ = [
     "reply_message",
     "request_too_large_error",
     "text",
+    "cited_text",
+    "server_tool_use",
     "thinking",
     "tool_use",
+    "web_search_tool_result",
 ]

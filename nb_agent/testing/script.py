@@ -229,8 +229,10 @@ def _block_events(index: int, block: ContentBlock, chunk_size: int) -> list[dict
     kind = block["type"]
     deltas: list[dict[str, Any]]
     if kind == "text":
-        start = {**block, "text": ""}
-        deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"], chunk_size)]
+        # As the API streams a cited text block: the citations arrive as citations_delta events.
+        start = {"type": "text", "text": ""}
+        deltas = [{"type": "citations_delta", "citation": c} for c in block.get("citations") or []]
+        deltas += [{"type": "text_delta", "text": c} for c in _chunks(block["text"], chunk_size)]
     elif kind == "thinking":
         start = {**block, "thinking": "", "signature": ""}
         deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block["thinking"], chunk_size)]
@@ -401,3 +403,32 @@ class Script:
 def as_script(script: Script | Iterable[Turn]) -> Script:
     """Accept either a ``Script`` or a plain list of turns."""
     return script if isinstance(script, Script) else Script(script)
+
+
+# --- server-side web search blocks ------------------------------------------------------------
+
+
+def server_tool_use(query: str, id: str | None = None) -> ContentBlock:  # noqa: A002
+    """The ``server_tool_use`` block of a server-side web search."""
+    return {"type": "server_tool_use", "id": id or f"srvtoolu_01{_random_suffix()}", "name": "web_search", "input": {"query": query}}
+
+
+def web_search_tool_result(tool_use_id: str, results: list[tuple[str, str]]) -> ContentBlock:
+    """A ``web_search_tool_result`` block: ``results`` are ``(title, url)`` pairs."""
+    content = [
+        {"type": "web_search_result", "title": title, "url": url, "encrypted_content": f"enc-{i}", "page_age": None}
+        for i, (title, url) in enumerate(results)
+    ]
+    return {"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": content}
+
+
+def cited_text(s: str, citations: list[tuple[str, str, str]]) -> ContentBlock:
+    """A text block citing search results: ``citations`` are ``(url, title, cited_text)``."""
+    return {
+        "type": "text",
+        "text": s,
+        "citations": [
+            {"type": "web_search_result_location", "url": url, "title": title, "cited_text": quoted, "encrypted_index": f"idx-{i}"}
+            for i, (url, title, quoted) in enumerate(citations)
+        ],
+    }

@@ -131,11 +131,14 @@ class Tool(ABC, Generic[InputT]):
     permission_family: ClassVar[str | None] = None
     """``"file_edit"`` / ``"file_read"`` puts a tool under ``Edit(...)`` / ``Read(...)`` rules."""
     requires_user_interaction: ClassVar[bool] = False
-    """The tool needs the user's UI (a question, a plan to approve): a background
-    subagent, which nobody watches, never gets it."""
+    """The tool needs the user's UI (a question, a plan to approve): its *ask* is never
+    skipped by a mode, and a background subagent, which nobody watches, never gets it."""
     shared_resource: ClassVar[str | None] = None
     """A resource every agent of the session shares (``"kernel"``): calls naming the same
     resource run one at a time across agents, while other tools run side by side."""
+    reaches_network: ClassVar[bool] = False
+    """Read-only, but it talks to other hosts: being read-only does not allow it without
+    the user's (or a rule's) consent."""
 
     # --- description -----------------------------------------------------------------
     @abstractmethod
@@ -155,7 +158,11 @@ class Tool(ABC, Generic[InputT]):
 
     # --- behaviour flags (take the validated input) ------------------------------------
     def is_enabled(self) -> bool:
-        return True
+        return self.unavailable_reason() is None
+
+    def unavailable_reason(self) -> str | None:
+        """Why the tool is not offered in this environment (``%agent tools`` says it), or None."""
+        return None
 
     def is_read_only(self, input: InputT) -> bool:
         return False

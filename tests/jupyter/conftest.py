@@ -79,10 +79,14 @@ class WidgetTracker:
         """Open widgets."""
         self.closed: dict[str, dict[str, Any]] = {}
         """Widgets closed since (a finished run closes its live view)."""
+        self.values: list[str] = []
+        """Every ``value`` any widget took, in order, whichever request the message answered."""
 
     def feed(self, message: dict[str, Any]) -> None:
         kind = message["msg_type"]
         content = message["content"]
+        if kind in ("comm_open", "comm_msg") and "value" in content.get("data", {}).get("state", {}):
+            self.values.append(str(content["data"]["state"]["value"]))
         if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
             self.states[content["comm_id"]] = dict(content["data"].get("state", {}))
         elif kind == "comm_msg":

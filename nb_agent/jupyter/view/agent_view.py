@@ -95,7 +95,8 @@ class WidgetAgentView:
         self.scheduler.budget.spend(created + 2 * WIDGET_COST)
         self._items: dict[int, Item] = {}
         self._widgets: dict[int, _ItemWidgets] = {}
-        self._approvals: dict[int, ApprovalRow] = {}
+        self._approvals: dict[int, Any] = {}
+        """The panel under each waiting card: an ApprovalRow, a question or a plan form."""
         self._closing: list[Any] = []
         self.approver = WidgetApprover(self)
         self.handle: Any = None
@@ -168,6 +169,8 @@ class WidgetAgentView:
             return
         self._items[item.key] = item
         self.scheduler.mark(item.key, min_interval=CARD_INTERVAL_S if isinstance(item, ToolCall) else 0.0)
+        if isinstance(item, ToolCall) and item.finished:
+            self.scheduler.mark(STATUS_KEY)  # a finished call may have changed the mode or the todos
 
     # --- rendering --------------------------------------------------------------------
     def _render(self, key: Hashable) -> int:
@@ -236,17 +239,27 @@ class WidgetAgentView:
         if row.box not in widgets.outer.children:
             widgets.outer.children = [widgets.content, row.box]
             widgets.extra = row.widgets
-            return 1 + ApprovalRow.WIDGETS * WIDGET_COST
+            return 1 + len(row.widgets) * WIDGET_COST
         return 0
+
+    @property
+    def shared_widgets(self) -> dict[str, Any]:
+        """The layouts and styles every widget of the view shares (for panels made elsewhere)."""
+        return self._shared
 
     def show_approval(self, card: ToolCall, deliver: Callable[[Any, str], None]) -> ApprovalRow:
         row = ApprovalRow(suggested_rule=card.approval.suggested_rule if card.approval else None, on_answer=deliver, shared=self._shared)
-        self._approvals[card.key] = row
+        return self.show_panel(card, row)
+
+    def show_panel(self, card: ToolCall, panel: Any) -> Any:
+        """Put ``panel`` (an approval row, a question form, a plan form: anything with ``box``,
+        ``widgets`` and ``disable()``) under the card and show it now."""
+        self._approvals[card.key] = panel
         self._items[card.key] = card
         self.scheduler.mark(card.key)
         self.scheduler.mark(STATUS_KEY)
         self.flush_now()  # the user must see the buttons now, whatever the pacing
-        return row
+        return panel
 
     def approval_row(self, tool_use_id: str) -> ApprovalRow | None:
         card = self.state.card(tool_use_id)

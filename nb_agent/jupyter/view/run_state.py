@@ -473,6 +473,11 @@ class RunState:
 
 def input_preview(card: ToolCall, limit: int = 200) -> str:
     """The key input of a call, in one line: command, path, code, pattern, else JSON."""
+    from nb_agent.jupyter.view.interaction_render import preview
+
+    special = preview(card)
+    if special is not None:
+        return special if len(special) <= limit else special[: limit - 1] + "…"
     data = card.input
     for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "name", "code"):
         value = data.get(key)

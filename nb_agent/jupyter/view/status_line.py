@@ -22,6 +22,10 @@ class StatusSnapshot:
     elapsed_s: float = 0.0
     phase: str = "running"
     """running, waiting for approval, done, interrupted, error."""
+    permission_mode: str = "default"
+    """The session's permission mode now (plan approval and EnterPlanMode change it)."""
+    todo: str = ""
+    """The todo list in brief (``2/5 · Drawing the chart``), empty without a list."""
 
     @property
     def context_percent(self) -> float:
@@ -45,8 +49,13 @@ def duration(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s"
 
 
+MODE_LABELS = {"plan": "⏸ plan mode", "acceptEdits": "⏵⏵ accept edits", "bypassPermissions": "bypass permissions"}
+
+
 def status_text(s: StatusSnapshot) -> str:
     parts = [
+        *([MODE_LABELS.get(s.permission_mode, s.permission_mode)] if s.permission_mode != "default" else []),
+        *([f"☑ {s.todo}"] if s.todo else []),
         s.model or "model",
         f"turn {s.turn}" if s.turn else "starting",
         f"{tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out",
@@ -62,6 +71,7 @@ def status_text(s: StatusSnapshot) -> str:
 _PHASE_COLORS = {
     "running": "#1565c0",
     "waiting for approval": "#e65100",
+    "waiting for you": "#e65100",
     "done": "#2e7d32",
     "interrupted": "#757575",
     "error": "#b00020",

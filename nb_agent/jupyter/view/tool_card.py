@@ -148,6 +148,20 @@ def _result_html(card: ToolCall) -> str:
     return f"<details{is_open}><summary>result</summary>{body}</details>"
 
 
+def _interaction_html(card: ToolCall) -> str:
+    """Todos, questions, plans, search results: their own body; the raw result only on error."""
+    from nb_agent.jupyter.view import interaction_render
+
+    waiting = card.approval is not None and card.approval.answer is None
+    state = (
+        '<div style="color:#e65100;font-size:0.9em">Waiting for your answer below.</div>'
+        if waiting
+        else f'<div style="color:#555;font-size:0.85em">{html.escape(interaction_render.note(card).strip(" ()"))}</div>'
+    )
+    result = _result_html(card) if card.status == "error" else ""
+    return interaction_render.body_html(card) + state + _progress_html(card) + result
+
+
 def card_html(card: ToolCall, now: float | None = None) -> str:
     if card.subagent is not None:
         from nb_agent.jupyter.view.subagent_card import live_subagent_html
@@ -155,8 +169,13 @@ def card_html(card: ToolCall, now: float | None = None) -> str:
         # a stopped parent can leave its subagent's own status behind: the call's wins
         override = "stopped" if card.status == "interrupted" and not card.subagent.finished else None
         return live_subagent_html(card.subagent, status_override=override)
+    from nb_agent.jupyter.view.interaction_render import handles
+
     color, _ = STATUS_STYLE.get(card.status, ("#555", ""))
-    inner = _header(card, now) + _key_input_html(card) + _approval_html(card) + _progress_html(card) + _result_html(card)
+    if handles(card):
+        inner = _header(card, now) + _interaction_html(card)
+    else:
+        inner = _header(card, now) + _key_input_html(card) + _approval_html(card) + _progress_html(card) + _result_html(card)
     return (
         f'<div class="nb-agent-card" style="border-left:3px solid {color};padding:2px 8px;margin:4px 0;'
         f'font-family:var(--jp-ui-font-family,sans-serif)">{inner}</div>'

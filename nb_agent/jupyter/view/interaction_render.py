@@ -1,0 +1,149 @@
+"""How the cards of the tools that talk with the user (and search the web) look: the
+todo checklist, the questions with their answers, the plan with its decision, search
+results as links. Pure functions of a :class:`ToolCall` used by the live card, the
+static rendering and the text view; every piece of model text is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from nb_agent.jupyter.view.markdown_stream import render_markdown
+from nb_agent.jupyter.view.run_state import ToolCall
+
+HANDLED = frozenset({"TodoWrite", "AskUserQuestion", "ExitPlanMode", "EnterPlanMode", "WebSearch"})
+_MARKS = {"completed": "☑", "in_progress": "▶", "pending": "☐"}
+
+
+def handles(card: ToolCall) -> bool:
+    return card.name in HANDLED
+
+
+def _todos(card: ToolCall) -> list[dict[str, Any]]:
+    todos = card.input.get("todos")
+    return [t for t in todos if isinstance(t, dict)] if isinstance(todos, list) else []
+
+
+def _questions(card: ToolCall) -> list[dict[str, Any]]:
+    questions = card.input.get("questions")
+    return [q for q in questions if isinstance(q, dict)] if isinstance(questions, list) else []
+
+
+def _structured(card: ToolCall, key: str) -> Any:
+    return card.structured.get(key) if isinstance(card.structured, dict) else None
+
+
+def _who(card: ToolCall) -> str:
+    return "--answer" if card.approval is not None and card.approval.source == "preset" else "you"
+
+
+def _refusal(card: ToolCall) -> str:
+    """The user's feedback when they declined, else the first line of the error."""
+    if card.approval is not None and card.approval.answer == "deny":
+        return card.approval.feedback
+    lines = card.result_text.replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def preview(card: ToolCall) -> str | None:
+    """The card's one-line summary of its input."""
+    if card.name == "TodoWrite":
+        todos = _todos(card)
+        done = sum(1 for t in todos if t.get("status") == "completed")
+        return f"{done}/{len(todos)} done"
+    if card.name == "AskUserQuestion":
+        questions = _questions(card)
+        return str(questions[0].get("question", "")) + (f" (+{len(questions) - 1})" if len(questions) > 1 else "") if questions else ""
+    if card.name == "ExitPlanMode":
+        plan = str(card.input.get("plan", "")).strip().splitlines()
+        return plan[0].lstrip("# ") if plan else ""
+    if card.name == "EnterPlanMode":
+        return "plan first"
+    return None
+
+
+def note(card: ToolCall) -> str:
+    """What happened, in words (replaces the generic approval note on these cards)."""
+    if card.name == "AskUserQuestion":
+        if card.status == "done":
+            return f" (answered by {_who(card)})"
+        return f" (not answered: {_refusal(card)})" if card.finished and _refusal(card) else ""
+    if card.name == "ExitPlanMode":
+        mode = _structured(card, "mode")
+        if card.status == "done" and mode:
+            return f" (approved by {_who(card)}: {mode} mode)"
+        if card.status == "denied":
+            feedback = card.approval.feedback if card.approval is not None else ""
+            return f" (kept planning{', said ' + _who(card) + ': ' + feedback if feedback else ''})"
+        return ""
+    if card.name == "EnterPlanMode" and card.status == "done":
+        return " (plan mode)"
+    return ""
+
+
+# --- Markdown (static) -----------------------------------------------------------------
+
+
+def markdown(card: ToolCall) -> list[str]:
+    """Extra Markdown lines shown under the card's line."""
+    if card.name == "TodoWrite":
+        return [_todo_md(t) for t in _todos(card)]
+    if card.name == "AskUserQuestion":
+        answers = _structured(card, "answers") or {}
+        return [f"{q.get('question', '')} → **{answers[q.get('question')]}**" if q.get("question") in answers else str(q.get("question", "")) for q in _questions(card)]
+    if card.name == "ExitPlanMode":
+        return [f"> {line}" if line else ">" for line in str(card.input.get("plan", "")).strip().splitlines()]
+    if card.name == "WebSearch":
+        return [f"[{link['title']}]({link['url']})" for link in _structured(card, "links") or []]
+    return []
+
+
+def _todo_md(todo: dict[str, Any]) -> str:
+    status = todo.get("status")
+    if status == "completed":
+        return f"[x] {todo.get('content', '')}"
+    if status == "in_progress":
+        return f"[ ] **{todo.get('activeForm') or todo.get('content', '')}** (in progress)"
+    return f"[ ] {todo.get('content', '')}"
+
+
+# --- HTML (live card and static) ---------------------------------------------------------
+
+
+def body_html(card: ToolCall) -> str:
+    """The card's body in place of its raw input/result."""
+    if card.name == "TodoWrite":
+        return todos_html(_todos(card))
+    if card.name == "AskUserQuestion":
+        answers = _structured(card, "answers") or {}
+        rows = []
+        for q in _questions(card):
+            answer = answers.get(q.get("question"))
+            said = f' → <b>{html.escape(answer)}</b>' if answer else ""
+            rows.append(f'<div><span style="background:#e3f2fd;border-radius:3px;padding:0 4px;font-size:0.8em">{html.escape(str(q.get("header", "")))}</span> {html.escape(str(q.get("question", "")))}{said}</div>')
+        return "".join(rows)
+    if card.name == "ExitPlanMode":
+        plan = render_markdown(str(card.input.get("plan", "")))
+        return f'<div style="border:1px solid #ddd;border-radius:4px;padding:2px 10px;margin:4px 0">{plan}</div>'
+    if card.name == "WebSearch":
+        links = _structured(card, "links") or []
+        items = "".join(f'<li><a href="{html.escape(link["url"])}" target="_blank" rel="noopener">{html.escape(link["title"])}</a></li>' for link in links)
+        return f'<ul style="margin:2px 0">{items}</ul>' if items else ""
+    return ""
+
+
+def todos_html(todos: list[dict[str, Any]]) -> str:
+    """A checklist; the item in progress is highlighted."""
+    rows = []
+    for todo in todos:
+        status = str(todo.get("status", "pending"))
+        mark = _MARKS.get(status, "☐")
+        if status == "in_progress":
+            label = html.escape(str(todo.get("activeForm") or todo.get("content", "")))
+            rows.append(f'<li style="font-weight:bold;color:#1565c0;background:rgba(21,101,192,0.08)">{mark} {label}</li>')
+        elif status == "completed":
+            rows.append(f'<li style="color:#777">{mark} <s>{html.escape(str(todo.get("content", "")))}</s></li>')
+        else:
+            rows.append(f"<li>{mark} {html.escape(str(todo.get('content', '')))}</li>")
+    return f'<ul class="nb-agent-todos" style="list-style:none;padding-left:0.5em;margin:2px 0">{"".join(rows)}</ul>'

@@ -1,0 +1,155 @@
+"""The agent's questions on its card: option buttons (checkboxes for multi-select), an
+"Other" text box per question, *Submit answers* and *Skip*.
+
+As with the approval row, a click may arrive on a thread other than the event loop's:
+selections are recorded under a lock, widget styles are updated on the loop
+(``call_soon``), and the answer is delivered once.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from nb_agent.jupyter.prompt_answers import answer_text
+
+OTHER_PLACEHOLDER = "Other: your own answer (optional)"
+SUBMIT_LABEL = "Submit answers"
+SKIP_LABEL = "Skip"
+UNANSWERED_TEXT = "Answer every question (pick an option or write your own), or press Skip."
+
+Deliver = Callable[[dict[str, str] | None, str], None]
+"""``(answers, feedback)``: the answers by question text, or ``None`` and a note when skipped."""
+
+
+class _QuestionWidgets:
+    def __init__(self, w: Any, question: dict[str, Any], shared: dict[str, Any], on_pick: Callable[[int, int], None], index: int) -> None:
+        self.question = question
+        self.labels = [str(o.get("label", "")) for o in question.get("options") or []]
+        self.multi = bool(question.get("multiSelect"))
+        self.selected: set[int] = set()
+        header = html.escape(str(question.get("header", "")))
+        described = "".join(
+            f"<li><b>{html.escape(str(o.get('label', '')))}</b> — {html.escape(str(o.get('description', '')))}</li>"
+            for o in question.get("options") or []
+        )
+        self.title = w.HTML(
+            value=(
+                f'<div><span style="background:#e3f2fd;border-radius:3px;padding:0 4px;font-size:0.8em">{header}</span> '
+                f"<b>{html.escape(str(question.get('question', '')))}</b>"
+                f'{" (choose any)" if self.multi else ""}</div><ul style="margin:2px 0;font-size:0.85em">{described}</ul>'
+            ),
+            layout=shared["layout"], style=shared["html_style"],
+        )  # fmt: skip
+        if self.multi:
+            self.choices = [w.Checkbox(value=False, description=label, indent=False, layout=shared["layout"]) for label in self.labels]
+            for option, box in enumerate(self.choices):
+                box.observe(lambda change, option=option: on_pick(index, option) if change["name"] == "value" else None, names="value")
+        else:
+            self.choices = [
+                w.Button(description=label, tooltip=str(o.get("description", "")), layout=shared["layout"], style=shared["button_style"])
+                for label, o in zip(self.labels, question.get("options") or [])
+            ]
+            for option, button in enumerate(self.choices):
+                button.on_click(lambda _b, option=option: on_pick(index, option))
+        self.other = w.Text(placeholder=OTHER_PLACEHOLDER, layout=shared["layout"], style=shared["text_style"], continuous_update=True)
+        self.row = w.HBox([*self.choices, self.other], layout=shared["row_layout"])
+
+    @property
+    def widgets(self) -> list[Any]:
+        return [self.title, *self.choices, self.other, self.row]
+
+    def toggle(self, option: int) -> None:
+        if self.multi:
+            if self.choices[option].value:
+                self.selected.add(option)
+            else:
+                self.selected.discard(option)
+        elif option in self.selected:
+            self.selected.clear()
+        else:
+            self.selected = {option}
+
+    def answer(self) -> str:
+        return answer_text([self.labels[i] for i in sorted(self.selected)], self.other.value or "")
+
+
+class QuestionForm:
+    """Every question of one AskUserQuestion call, and the buttons that answer them."""
+
+    def __init__(self, *, questions: list[dict[str, Any]], on_answer: Deliver, shared: dict[str, Any], call_soon: Callable[..., Any]) -> None:
+        import ipywidgets as w
+
+        self._on_answer = on_answer
+        self._call_soon = call_soon
+        self._lock = threading.Lock()
+        self._answered = False
+        self.questions = [_QuestionWidgets(w, q, shared, self._picked, i) for i, q in enumerate(questions)]
+        self.submit = w.Button(description=SUBMIT_LABEL, button_style="success", layout=shared["layout"], style=shared["button_style"])
+        self.skip = w.Button(description=SKIP_LABEL, layout=shared["layout"], style=shared["button_style"])
+        self.message = w.HTML(value="", layout=shared["layout"], style=shared["html_style"])
+        self.submit.on_click(lambda _b: self._submitted())
+        self.skip.on_click(lambda _b: self._skipped())
+        buttons = w.HBox([self.submit, self.skip, self.message], layout=shared["row_layout"])
+        parts: list[Any] = []
+        for q in self.questions:
+            parts += [q.title, q.row]
+        self._buttons = buttons
+        self.box = w.VBox([*parts, buttons], layout=shared["layout"])
+
+    @property
+    def widgets(self) -> list[Any]:
+        inner = [x for q in self.questions for x in q.widgets]
+        return [*inner, self.submit, self.skip, self.message, self._buttons, self.box]
+
+    @property
+    def answered(self) -> bool:
+        return self._answered
+
+    def _picked(self, index: int, option: int) -> None:
+        with self._lock:
+            if self._answered:
+                return
+            question = self.questions[index]
+            question.toggle(option)
+            chosen = set(question.selected)
+        if not question.multi:
+            self._call_soon(self._show_selection, question, chosen)
+
+    @staticmethod
+    def _show_selection(question: _QuestionWidgets, chosen: set[int]) -> None:
+        for i, button in enumerate(question.choices):
+            style = "info" if i in chosen else ""
+            if button.button_style != style:
+                button.button_style = style
+
+    def _submitted(self) -> None:
+        with self._lock:
+            if self._answered:
+                return
+            answers = {str(q.question.get("question", "")): q.answer() for q in self.questions}
+            if not all(answers.values()):
+                self._call_soon(setattr, self.message, "value", f'<span style="color:#b00020">{html.escape(UNANSWERED_TEXT)}</span>')
+                return
+            self._answered = True
+        self._on_answer(answers, "")
+
+    def _skipped(self) -> None:
+        with self._lock:
+            if self._answered:
+                return
+            self._answered = True
+        said = "; ".join(q.other.value.strip() for q in self.questions if (q.other.value or "").strip())
+        self._on_answer(None, said)
+
+    def disable(self) -> int:
+        with self._lock:
+            self._answered = True
+        sent = 0
+        for widget in (*[c for q in self.questions for c in (*q.choices, q.other)], self.submit, self.skip):
+            if not widget.disabled:
+                widget.disabled = True
+                sent += 1
+        return sent

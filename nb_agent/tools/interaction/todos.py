@@ -1,0 +1,102 @@
+"""TodoWrite (Claude Code's schema): the agent's checklist for the current task.
+
+The list lives in the session (``ToolSession.extra``), so it is kept across the
+conversation's submissions (a notebook's ``%%agent`` cells) and shown by the views.
+Writing it touches no file and nothing outside the session, so it needs no permission
+and is allowed in plan mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext
+
+TODOS_KEY = "todos"
+"""Where the current list sits in ``ToolSession.extra`` (a list of :class:`TodoItem`)."""
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+RESULT_TEXT = (
+    "Todos have been modified successfully. Ensure that you continue to use the todo list to track your "
+    "progress. Please proceed with the current tasks if applicable"
+)
+
+PROMPT = """\
+Use this tool to create and manage a structured task list for your current session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.
+
+## When to use it
+- A task needs three or more distinct steps, or the user gave several tasks at once.
+- Right after new instructions arrive: capture them as todos.
+- Mark a task in_progress BEFORE starting it (exactly one task in_progress at a time) and completed IMMEDIATELY after finishing it. Do not batch completions.
+
+## When not to use it
+- A single, trivial or purely conversational request.
+
+## Fields
+- content: the task in the imperative form ("Run the tests")
+- activeForm: the present continuous form shown while it runs ("Running the tests")
+- status: pending, in_progress or completed
+
+Each call replaces the whole list. Only mark a task completed when it is fully done."""
+
+
+class TodoItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1)
+    status: TodoStatus
+    activeForm: str = Field(min_length=1)  # noqa: N815 - Claude Code's field name
+
+
+class TodoWriteInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    todos: list[TodoItem] = Field(description="The updated todo list")
+
+
+def current_todos(session: ToolSession) -> list[TodoItem]:
+    """The session's list (empty before the first TodoWrite)."""
+    todos = session.extra.get(TODOS_KEY)
+    return list(todos) if isinstance(todos, list) else []
+
+
+def todos_text(todos: list[TodoItem]) -> str:
+    """The list as plain text, one line per item: ``[x]`` done, ``[>]`` current, ``[ ]`` pending."""
+    if not todos:
+        return "The todo list is empty."
+    marks = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
+    lines = []
+    for todo in todos:
+        label = todo.activeForm if todo.status == "in_progress" else todo.content
+        lines.append(f"{marks[todo.status]} {label}")
+    return "\n".join(lines)
+
+
+class TodoWriteTool(Tool[TodoWriteInput]):
+    name = "TodoWrite"
+    input_model = TodoWriteInput
+
+    def prompt(self) -> str:
+        return PROMPT
+
+    def is_read_only(self, input: TodoWriteInput) -> bool:
+        return True  # only the session's own list changes: no file, no outside state
+
+    async def call(self, input: TodoWriteInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
+        old = current_todos(ctx.session)
+        # A list whose every item is done is finished: it is cleared, as in Claude Code.
+        new = [] if input.todos and all(t.status == "completed" for t in input.todos) else list(input.todos)
+        ctx.session.extra[TODOS_KEY] = new
+        data = {
+            "oldTodos": [t.model_dump() for t in old],
+            "newTodos": [t.model_dump() for t in input.todos],
+        }
+        return ToolResult(data=data)
+
+    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
+        if isinstance(data, str):  # an error the pipeline already worded
+            return data
+        return RESULT_TEXT

@@ -1,0 +1,59 @@
+"""TodoWrite: the list replaces the session's, survives submissions, needs no permission."""
+
+from __future__ import annotations
+
+from nb_agent.agent import create_engine
+from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
+from nb_agent.testing.collect import assert_history_invariant, collect
+from nb_agent.tools.interaction.todos import RESULT_TEXT, TODOS_KEY, current_todos, todos_text
+
+TODOS = [
+    {"content": "Load the data", "status": "completed", "activeForm": "Loading the data"},
+    {"content": "Pick the metric", "status": "in_progress", "activeForm": "Picking the metric"},
+    {"content": "Draw the chart", "status": "pending", "activeForm": "Drawing the chart"},
+]
+
+
+def _engine(tmp_path, turns):
+    engine, _ = create_engine(cwd=tmp_path, home=tmp_path, transport=ScriptedTransport(turns), mcp=False)
+    return engine
+
+
+async def test_the_list_is_kept_across_submissions_and_needs_no_approval(tmp_path):
+    turns = [
+        Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]),
+        Reply(content=[text("planned")]),
+        Reply(content=[text("still there")]),
+    ]
+    engine = _engine(tmp_path, turns)  # no can_use_tool: anything that asked would be refused
+    [result] = (await collect(engine, "plan it")).tool_results
+    assert result["content"] == RESULT_TEXT and not result.get("is_error")
+    await collect(engine, "next cell")
+    assert [t.content for t in current_todos(engine.tool_session)] == ["Load the data", "Pick the metric", "Draw the chart"]
+    assert todos_text(current_todos(engine.tool_session)).splitlines() == [
+        "[x] Load the data", "[>] Picking the metric", "[ ] Draw the chart",
+    ]  # fmt: skip
+    assert_history_invariant(engine.messages)
+
+
+async def test_a_list_all_done_is_cleared_and_bad_status_is_refused(tmp_path):
+    done = [{**t, "status": "completed"} for t in TODOS]
+    bad = [{"content": "x", "status": "doing", "activeForm": "x-ing"}]
+    turns = [
+        Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]),
+        Reply(content=[tool_use("TodoWrite", {"todos": bad})]),
+        Reply(content=[tool_use("TodoWrite", {"todos": done})]),
+        Reply(content=[text("ok")]),
+    ]
+    engine = _engine(tmp_path, turns)
+    results = (await collect(engine, "go")).tool_results
+    assert results[1]["is_error"] and "todos.0.status" in results[1]["content"]
+    assert not results[2].get("is_error")
+    assert engine.tool_session.extra[TODOS_KEY] == []
+
+
+async def test_plan_mode_allows_it(tmp_path):
+    turns = [Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]), Reply(content=[text("ok")])]
+    engine, _ = create_engine(cwd=tmp_path, home=tmp_path, transport=ScriptedTransport(turns), mcp=False, permission_mode="plan")
+    [result] = (await collect(engine, "plan")).tool_results
+    assert not result.get("is_error"), result
