@@ -26,10 +26,7 @@ class TextUserPrompts:
         self.state = state
 
     async def __call__(self, tool: Any, request: PermissionRequest, ctx: Any) -> PermissionResult:
-        card = self.state.ask(
-            request.tool_use_id, name=request.tool_name, input=request.input,
-            message=request.message, suggested_rule=request.suggested_rule,
-        )  # fmt: skip
+        card = self.state.ask_for(request)
         kind = prompt_kind(request.tool_name)
         try:
             result = await (self._plan(request) if kind == "plan" else self._questions(request))

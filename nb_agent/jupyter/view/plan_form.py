@@ -4,11 +4,11 @@ what to change. Clicks are handled as on the approval row (once, under a lock)."
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from nb_agent.jupyter.prompt_answers import PlanDecision
+from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
 from nb_agent.jupyter.view.markdown_stream import render_markdown
 
 BUTTONS: dict[PlanDecision, tuple[str, str]] = {
@@ -24,8 +24,7 @@ class PlanForm:
         import ipywidgets as w
 
         self._on_answer = on_answer
-        self._lock = threading.Lock()
-        self._answered = False
+        self._once = AnswerOnce()
         self.plan = w.HTML(
             value=f'<div style="border:1px solid #ddd;border-radius:4px;padding:2px 10px;margin:4px 0">{render_markdown(plan)}</div>',
             layout=shared["layout"], style=shared["html_style"],
@@ -46,21 +45,11 @@ class PlanForm:
 
     @property
     def answered(self) -> bool:
-        return self._answered
+        return self._once.answered
 
     def _clicked(self, decision: PlanDecision) -> None:
-        with self._lock:
-            if self._answered:
-                return
-            self._answered = True
-        self._on_answer(decision, (self.feedback.value or "") if decision == "keep" else "")
+        if self._once.claim():
+            self._on_answer(decision, (self.feedback.value or "") if decision == "keep" else "")
 
     def disable(self) -> int:
-        with self._lock:
-            self._answered = True
-        sent = 0
-        for widget in (*self.buttons.values(), self.feedback):
-            if not widget.disabled:
-                widget.disabled = True
-                sent += 1
-        return sent
+        return disable_all(self._once, (*self.buttons.values(), self.feedback))

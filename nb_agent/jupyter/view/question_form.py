@@ -9,11 +9,11 @@ selections are recorded under a lock, widget styles are updated on the loop
 from __future__ import annotations
 
 import html
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from nb_agent.jupyter.prompt_answers import answer_text
+from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
 
 OTHER_PLACEHOLDER = "Other: your own answer (optional)"
 SUBMIT_LABEL = "Submit answers"
@@ -84,8 +84,7 @@ class QuestionForm:
 
         self._on_answer = on_answer
         self._call_soon = call_soon
-        self._lock = threading.Lock()
-        self._answered = False
+        self._once = AnswerOnce()
         self.questions = [_QuestionWidgets(w, q, shared, self._picked, i) for i, q in enumerate(questions)]
         self.submit = w.Button(description=SUBMIT_LABEL, button_style="success", layout=shared["layout"], style=shared["button_style"])
         self.skip = w.Button(description=SKIP_LABEL, layout=shared["layout"], style=shared["button_style"])
@@ -106,11 +105,11 @@ class QuestionForm:
 
     @property
     def answered(self) -> bool:
-        return self._answered
+        return self._once.answered
 
     def _picked(self, index: int, option: int) -> None:
-        with self._lock:
-            if self._answered:
+        with self._once.lock:
+            if self._once.answered:
                 return
             question = self.questions[index]
             question.toggle(option)
@@ -126,30 +125,21 @@ class QuestionForm:
                 button.button_style = style
 
     def _submitted(self) -> None:
-        with self._lock:
-            if self._answered:
+        with self._once.lock:
+            if self._once.answered:
                 return
             answers = {str(q.question.get("question", "")): q.answer() for q in self.questions}
             if not all(answers.values()):
                 self._call_soon(setattr, self.message, "value", f'<span style="color:#b00020">{html.escape(UNANSWERED_TEXT)}</span>')
                 return
-            self._answered = True
+            self._once.answered = True
         self._on_answer(answers, "")
 
     def _skipped(self) -> None:
-        with self._lock:
-            if self._answered:
-                return
-            self._answered = True
+        if not self._once.claim():
+            return
         said = "; ".join(q.other.value.strip() for q in self.questions if (q.other.value or "").strip())
         self._on_answer(None, said)
 
     def disable(self) -> int:
-        with self._lock:
-            self._answered = True
-        sent = 0
-        for widget in (*[c for q in self.questions for c in (*q.choices, q.other)], self.submit, self.skip):
-            if not widget.disabled:
-                widget.disabled = True
-                sent += 1
-        return sent
+        return disable_all(self._once, (*[c for q in self.questions for c in (*q.choices, q.other)], self.submit, self.skip))

@@ -31,10 +31,7 @@ class WidgetUserPrompts:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[PermissionResult] = loop.create_future()
         view = self.view
-        card = view.state.ask(
-            request.tool_use_id, name=request.tool_name, input=request.input,
-            message=request.message, suggested_rule=request.suggested_rule,
-        )  # fmt: skip
+        card = view.state.ask_for(request)
 
         def settle(result: PermissionResult, feedback: str) -> None:  # on the loop's thread
             if future.done():

@@ -12,13 +12,14 @@ message carries the user's feedback). EnterPlanMode asks an ordinary permission.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
-from nb_agent.permissions.types import PermissionAsk, PermissionDecision, PermissionMode
-from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext, ValidationResult
+from nb_agent.permissions.types import PermissionMode
+from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
+from nb_agent.tools.interaction.base import UserPromptTool
 from nb_agent.tools.services import SET_MODE_OPTION
 
 APPROVED_MODES: tuple[str, ...] = ("default", "acceptEdits")
@@ -47,30 +48,19 @@ class EnterPlanModeInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class EnterPlanModeTool(Tool[EnterPlanModeInput]):
+class EnterPlanModeTool(UserPromptTool):
     name = "EnterPlanMode"
     input_model = EnterPlanModeInput
-    requires_user_interaction = True
+    ask_message = "The agent proposes to plan first (plan mode: read-only tools only)."
 
     def prompt(self) -> str:
         return ENTER_PROMPT
-
-    def is_read_only(self, input: EnterPlanModeInput) -> bool:
-        return True
-
-    async def check_permissions(self, input: EnterPlanModeInput, ctx: ToolUseContext) -> PermissionDecision:
-        return PermissionAsk(message="The agent proposes to plan first (plan mode: read-only tools only).")
 
     async def call(self, input: EnterPlanModeInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         if ctx.permission_mode == "plan":
             return ToolResult(data={"mode": "plan", "message": "Already in plan mode."})
         _switch_mode(ctx, "plan")
         return ToolResult(data={"mode": "plan", "message": ENTERED_TEXT}, context_modifier=lambda c: replace(c, permission_mode="plan"))
-
-    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
-        if isinstance(data, str):  # an error the pipeline already worded
-            return data
-        return data["message"]
 
 
 class ExitPlanModeInput(BaseModel):
@@ -80,29 +70,14 @@ class ExitPlanModeInput(BaseModel):
     mode: Literal["default", "acceptEdits"] | None = Field(default=None, description="Set by the approval, not by the model")
 
 
-class ExitPlanModeTool(Tool[ExitPlanModeInput]):
+class ExitPlanModeTool(UserPromptTool):
     name = "ExitPlanMode"
     input_model = ExitPlanModeInput
-    requires_user_interaction = True
+    ask_message = "Approve the agent's plan?"
+    answer_fields = ("mode",)
 
     def prompt(self) -> str:
         return EXIT_PROMPT
-
-    def input_json_schema(self) -> dict[str, Any]:
-        schema = super().input_json_schema()
-        schema.get("properties", {}).pop("mode", None)  # the user's choice, never the model's
-        return schema
-
-    def is_read_only(self, input: ExitPlanModeInput) -> bool:
-        return True
-
-    async def validate_input(self, input: ExitPlanModeInput, ctx: ToolUseContext) -> ValidationResult:
-        if input.mode is not None:  # only the user's approval sets it
-            return ValidationResult.failed("ExitPlanMode takes only `plan`; the user chooses the mode when approving.")
-        return ValidationResult.passed()
-
-    async def check_permissions(self, input: ExitPlanModeInput, ctx: ToolUseContext) -> PermissionDecision:
-        return PermissionAsk(message="Approve the agent's plan?")
 
     async def call(self, input: ExitPlanModeInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         # A plain "allow" (an approver that knows nothing of plans) approves into the default mode.
@@ -116,8 +91,3 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput]):
             data={"plan": input.plan, "mode": mode, "message": text},
             context_modifier=lambda c: replace(c, permission_mode=mode),
         )
-
-    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
-        if isinstance(data, str):  # an error the pipeline already worded
-            return data
-        return data["message"]

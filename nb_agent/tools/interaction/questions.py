@@ -10,13 +10,11 @@ can answer, so the model carries on with an assumption instead of waiting.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nb_agent.errors import ToolError
-from nb_agent.permissions.types import PermissionAsk, PermissionDecision
-from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext, ValidationResult
+from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
+from nb_agent.tools.interaction.base import UserPromptTool
 
 MAX_HEADER_CHARS = 12
 OTHER_LABEL = "Other"
@@ -78,36 +76,22 @@ def answers_text(answers: dict[str, str]) -> str:
     return f"User has answered your questions: {pairs}. You can now continue with the user's answers in mind."
 
 
-class AskUserQuestionTool(Tool[AskUserQuestionInput]):
+class AskUserQuestionTool(UserPromptTool):
     name = "AskUserQuestion"
     input_model = AskUserQuestionInput
-    requires_user_interaction = True
+    ask_message = "Answer the agent's questions"
+    answer_fields = ("answers",)
 
     def prompt(self) -> str:
         return PROMPT
 
-    def input_json_schema(self) -> dict[str, Any]:
-        schema = super().input_json_schema()
-        schema.get("properties", {}).pop("answers", None)  # filled in by the frontend, not the model
-        return schema
-
-    def is_read_only(self, input: AskUserQuestionInput) -> bool:
-        return True
-
-    async def validate_input(self, input: AskUserQuestionInput, ctx: ToolUseContext) -> ValidationResult:
-        if input.answers is not None:  # only the user answers
-            return ValidationResult.failed("AskUserQuestion takes only `questions`; the answers come from the user.")
-        return ValidationResult.passed()
-
-    async def check_permissions(self, input: AskUserQuestionInput, ctx: ToolUseContext) -> PermissionDecision:
-        return PermissionAsk(message="Answer the agent's questions")
-
     async def call(self, input: AskUserQuestionInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         if not input.answers:
             raise ToolError("The user was not asked or gave no answer. Do not assume one: ask again or stop.")
-        return ToolResult(data={"questions": [q.model_dump() for q in input.questions], "answers": dict(input.answers)})
-
-    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
-        if isinstance(data, str):  # an error the pipeline already worded
-            return data
-        return answers_text(data["answers"])
+        return ToolResult(
+            data={
+                "questions": [q.model_dump() for q in input.questions],
+                "answers": dict(input.answers),
+                "message": answers_text(input.answers),
+            }
+        )

@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
-from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext, ValidationResult
+from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext, ValidationResult
+from nb_agent.tools.web.base import WebReadTool
 from nb_agent.tools.services import side_query
 from nb_agent.tools.web.cache import TtlCache
 from nb_agent.tools.web.model_choice import small_fast_model
@@ -98,11 +99,10 @@ def _answer_text(message: Any) -> str:
     return "\n".join(p for p in parts if p).strip() or "(the model gave no answer about this page)"
 
 
-class WebFetchTool(Tool[WebFetchInput]):
+class WebFetchTool(WebReadTool):
     name = "WebFetch"
     input_model = WebFetchInput
     max_result_size_chars = MAX_CONTENT_CHARS
-    reaches_network = True
 
     def __init__(self, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_body_bytes: int | None = None) -> None:
         self.timeout_s = timeout_s
@@ -110,15 +110,6 @@ class WebFetchTool(Tool[WebFetchInput]):
 
     def prompt(self) -> str:
         return PROMPT
-
-    def is_read_only(self, input: WebFetchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: WebFetchInput) -> bool:
-        return True
-
-    def interrupt_behavior(self) -> str:  # type: ignore[override]
-        return "cancel"
 
     def permission_rule_content(self, input: WebFetchInput) -> str | None:
         try:
@@ -175,10 +166,6 @@ class WebFetchTool(Tool[WebFetchInput]):
             }  # fmt: skip
         )
 
-    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
-        if isinstance(data, str):  # an error the pipeline already worded
-            return data
-        return data["result"]
 
 
 def _ms(started: float) -> int:

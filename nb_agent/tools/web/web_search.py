@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
+from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
+from nb_agent.tools.web.base import WebReadTool
 from nb_agent.tools.services import side_query
 from nb_agent.tools.web.model_choice import web_search_unavailable_reason
 
@@ -115,10 +116,9 @@ def results_text(query: str, blocks: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-class WebSearchTool(Tool[WebSearchInput]):
+class WebSearchTool(WebReadTool):
     name = "WebSearch"
     input_model = WebSearchInput
-    reaches_network = True
 
     def prompt(self) -> str:
         return PROMPT
@@ -126,24 +126,14 @@ class WebSearchTool(Tool[WebSearchInput]):
     def unavailable_reason(self) -> str | None:
         return web_search_unavailable_reason()
 
-    def is_read_only(self, input: WebSearchInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, input: WebSearchInput) -> bool:
-        return True
-
-    def interrupt_behavior(self) -> str:  # type: ignore[override]
-        return "cancel"
-
     async def call(self, input: WebSearchInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         started = time.monotonic()
         on_progress({"message": f"Searching the web for {input.query!r}"})
         message = await side_query(ctx)(search_request(input, model=ctx.model), query_source=QUERY_SOURCE)
         blocks = [_block_dict(b) for b in getattr(message, "content", [])]
-        data = {"query": input.query, "results": blocks, "links": search_links(blocks), "durationSeconds": round(time.monotonic() - started, 3)}
+        data = {
+            "query": input.query, "results": blocks, "links": search_links(blocks),
+            "durationSeconds": round(time.monotonic() - started, 3), "result": results_text(input.query, blocks),
+        }  # fmt: skip
         return ToolResult(data=data, is_error=bool(search_errors(blocks)) and not search_links(blocks))
 
-    def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
-        if isinstance(data, str):  # an error the pipeline already worded
-            return data
-        return results_text(data["query"], data["results"])

@@ -7,10 +7,9 @@ import asyncio
 
 import pytest
 
-from nb_agent.agent import create_engine
 from nb_agent.messages import normalize_for_api
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny
-from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
+from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
 
 QUESTION = {
@@ -24,12 +23,6 @@ QUESTION = {
 }
 
 
-def _engine(tmp_path, turns, can_use_tool, mode=None):
-    engine, _ = create_engine(
-        cwd=tmp_path, home=tmp_path, transport=ScriptedTransport(turns), mcp=False,
-        can_use_tool=can_use_tool, permission_mode=mode,
-    )  # fmt: skip
-    return engine
 
 
 def _results(collected):
@@ -37,7 +30,7 @@ def _results(collected):
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan", "bypassPermissions"])
-async def test_the_question_is_asked_in_every_mode_and_answered(tmp_path, mode):
+async def test_the_question_is_asked_in_every_mode_and_answered(make_engine, tmp_path, mode):
     asked = []
 
     async def answer(tool, request, ctx):
@@ -45,7 +38,7 @@ async def test_the_question_is_asked_in_every_mode_and_answered(tmp_path, mode):
         return PermissionAllow(updated_input={**request.input, "answers": {QUESTION["question"]: "Median revenue"}})
 
     turns = [Reply(content=[tool_use("AskUserQuestion", {"questions": [QUESTION]})]), Reply(content=[text("median it is")])]
-    engine = _engine(tmp_path, turns, answer, mode)
+    engine = make_engine(turns, answer, mode)
     events = await collect(engine, "analyse")
     assert len(asked) == 1 and asked[0].tool_name == "AskUserQuestion"
     [result] = _results(events)
@@ -56,32 +49,32 @@ async def test_the_question_is_asked_in_every_mode_and_answered(tmp_path, mode):
     assert not result.get("is_error")
 
 
-async def test_the_model_cannot_answer_its_own_question(tmp_path):
+async def test_the_model_cannot_answer_its_own_question(make_engine, tmp_path):
     async def never(tool, request, ctx):  # pragma: no cover - must not be reached
         raise AssertionError("asked")
 
     forged = {"questions": [QUESTION], "answers": {QUESTION["question"]: "Mean revenue"}}
     turns = [Reply(content=[tool_use("AskUserQuestion", forged)]), Reply(content=[text("ok")])]
-    engine = _engine(tmp_path, turns, never)
+    engine = make_engine(turns, never)
     [result] = _results(await collect(engine, "x"))
-    assert result["is_error"] and "answers come from the user" in result["content"]
+    assert result["is_error"] and "answers is set by the user's answer" in result["content"]
 
 
-async def test_a_plain_allow_without_answers_is_an_error_not_an_invented_answer(tmp_path):
+async def test_a_plain_allow_without_answers_is_an_error_not_an_invented_answer(make_engine, tmp_path):
     async def allow(tool, request, ctx):
         return PermissionAllow()
 
     turns = [Reply(content=[tool_use("AskUserQuestion", {"questions": [QUESTION]})]), Reply(content=[text("ok")])]
-    [result] = _results(await collect(_engine(tmp_path, turns, allow), "x"))
+    [result] = _results(await collect(make_engine(turns, allow), "x"))
     assert result["is_error"] and "no answer" in result["content"]
 
 
-async def test_a_refusal_reaches_the_model(tmp_path):
+async def test_a_refusal_reaches_the_model(make_engine, tmp_path):
     async def nobody(tool, request, ctx):
         return PermissionDeny(message="Nobody can answer questions in this run.")
 
     turns = [Reply(content=[tool_use("AskUserQuestion", {"questions": [QUESTION]})]), Reply(content=[text("assuming median")])]
-    [result] = _results(await collect(_engine(tmp_path, turns, nobody), "x"))
+    [result] = _results(await collect(make_engine(turns, nobody), "x"))
     assert result["is_error"] and "Nobody can answer questions in this run." in result["content"]
 
 
@@ -96,16 +89,16 @@ async def test_a_refusal_reaches_the_model(tmp_path):
         {"questions": [QUESTION], "extra": 1},
     ],
 )
-async def test_malformed_questions_are_refused_before_asking(tmp_path, bad):
+async def test_malformed_questions_are_refused_before_asking(make_engine, tmp_path, bad):
     async def never(tool, request, ctx):  # pragma: no cover
         raise AssertionError("asked")
 
     turns = [Reply(content=[tool_use("AskUserQuestion", bad)]), Reply(content=[text("ok")])]
-    [result] = _results(await collect(_engine(tmp_path, turns, never), "x"))
+    [result] = _results(await collect(make_engine(turns, never), "x"))
     assert result["is_error"] and "InputValidationError" in result["content"]
 
 
-async def test_abort_while_the_question_waits_keeps_the_invariant(tmp_path):
+async def test_abort_while_the_question_waits_keeps_the_invariant(make_engine, tmp_path):
     waiting = asyncio.Event()
 
     async def wait_forever(tool, request, ctx):
@@ -113,7 +106,7 @@ async def test_abort_while_the_question_waits_keeps_the_invariant(tmp_path):
         await asyncio.Event().wait()
 
     turns = [Reply(content=[tool_use("AskUserQuestion", {"questions": [QUESTION]}), tool_use("TodoWrite", {"todos": []})])]
-    engine = _engine(tmp_path, turns, wait_forever)
+    engine = make_engine(turns, wait_forever)
 
     async def stop_when_asked():
         await waiting.wait()

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from nb_agent.agent import create_engine
-from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
+from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, collect
 from nb_agent.tools.interaction.todos import RESULT_TEXT, TODOS_KEY, current_todos, todos_text
 
@@ -14,18 +13,15 @@ TODOS = [
 ]
 
 
-def _engine(tmp_path, turns):
-    engine, _ = create_engine(cwd=tmp_path, home=tmp_path, transport=ScriptedTransport(turns), mcp=False)
-    return engine
 
 
-async def test_the_list_is_kept_across_submissions_and_needs_no_approval(tmp_path):
+async def test_the_list_is_kept_across_submissions_and_needs_no_approval(make_engine, tmp_path):
     turns = [
         Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]),
         Reply(content=[text("planned")]),
         Reply(content=[text("still there")]),
     ]
-    engine = _engine(tmp_path, turns)  # no can_use_tool: anything that asked would be refused
+    engine = make_engine(turns)  # no can_use_tool: anything that asked would be refused
     [result] = (await collect(engine, "plan it")).tool_results
     assert result["content"] == RESULT_TEXT and not result.get("is_error")
     await collect(engine, "next cell")
@@ -36,7 +32,7 @@ async def test_the_list_is_kept_across_submissions_and_needs_no_approval(tmp_pat
     assert_history_invariant(engine.messages)
 
 
-async def test_a_list_all_done_is_cleared_and_bad_status_is_refused(tmp_path):
+async def test_a_list_all_done_is_cleared_and_bad_status_is_refused(make_engine, tmp_path):
     done = [{**t, "status": "completed"} for t in TODOS]
     bad = [{"content": "x", "status": "doing", "activeForm": "x-ing"}]
     turns = [
@@ -45,15 +41,15 @@ async def test_a_list_all_done_is_cleared_and_bad_status_is_refused(tmp_path):
         Reply(content=[tool_use("TodoWrite", {"todos": done})]),
         Reply(content=[text("ok")]),
     ]
-    engine = _engine(tmp_path, turns)
+    engine = make_engine(turns)
     results = (await collect(engine, "go")).tool_results
     assert results[1]["is_error"] and "todos.0.status" in results[1]["content"]
     assert not results[2].get("is_error")
     assert engine.tool_session.extra[TODOS_KEY] == []
 
 
-async def test_plan_mode_allows_it(tmp_path):
+async def test_plan_mode_allows_it(make_engine, tmp_path):
     turns = [Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]), Reply(content=[text("ok")])]
-    engine, _ = create_engine(cwd=tmp_path, home=tmp_path, transport=ScriptedTransport(turns), mcp=False, permission_mode="plan")
+    engine = make_engine(turns, mode="plan")
     [result] = (await collect(engine, "plan")).tool_results
     assert not result.get("is_error"), result
