@@ -89,7 +89,9 @@ def _tool_line(card: ToolCall) -> str:
     arg = f" `{preview}`" if preview else ""
     line = f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{_notes(card)}"
     extra = interaction_render.markdown(card)
-    return line + "".join(f"\n  - {item}" if not item.startswith(">") else f"\n\n  {item}" for item in extra)
+    items = "".join(f"\n  - {item}" for item in extra if not item.startswith(">"))
+    quoted = "\n".join(f"  {item}" for item in extra if item.startswith(">"))  # the plan, as one quote
+    return line + items + (f"\n\n{quoted}" if quoted else "")
 
 
 def _notice_prefix(notice: Notice) -> str:

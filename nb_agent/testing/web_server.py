@@ -83,13 +83,13 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 class LocalWebServer:
-    """Serves ``routes`` on ``127.0.0.1`` (a free port) until stopped."""
+    """Serves ``routes`` on ``127.0.0.1`` (a free port unless ``port`` is given) until stopped."""
 
-    def __init__(self, routes: dict[str, Page] | None = None, *, host: str = "127.0.0.1") -> None:
+    def __init__(self, routes: dict[str, Page] | None = None, *, host: str = "127.0.0.1", port: int = 0) -> None:
         self.routes: dict[str, Page] = dict(routes or {})
         self.requests: list[dict[str, Any]] = []
         self.stopping = threading.Event()
-        self._server = _Server((host, 0), _Handler)
+        self._server = _Server((host, port), _Handler)
         self._server.owner = self
         self._thread = threading.Thread(target=self._server.serve_forever, name="LocalWebServer", daemon=True)
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import base64
 import time
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from nb_agent.errors import ToolError
 from nb_agent.permissions.domains import canonical_host
 from nb_agent.tools.web.convert import PDF_TYPE, html_to_markdown, is_html, is_text, media_type
+
+if TYPE_CHECKING:
+    import httpx
 
 MAX_URL_CHARS = 2000
 MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -39,6 +41,8 @@ class ParsedUrl:
 
 def parse_url(raw: str) -> ParsedUrl:
     """Check and parse a URL; ``ToolError`` says what is wrong with it."""
+    import httpx  # here, not at import: building the tool pool should not pay for it
+
     text = raw.strip()
     if len(text) > MAX_URL_CHARS:
         raise ToolError(f"The URL is too long ({len(text)} characters; at most {MAX_URL_CHARS}).")
@@ -84,6 +88,8 @@ async def fetch_page(
     target: ParsedUrl, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_bytes: int = MAX_BODY_BYTES
 ) -> FetchedPage | CrossHostRedirect:
     """GET ``target``; ``ToolError`` for HTTP errors, timeouts, oversize or unreadable bodies."""
+    import httpx
+
     started = time.monotonic()
     headers = {"User-Agent": USER_AGENT, "Accept": "text/markdown, text/html;q=0.9, */*;q=0.8"}
     try:
