@@ -1,30 +1,32 @@
-"""Which model a web tool's side call uses, and whether the provider can search the web.
-
-Stand-ins until the engine publishes its own resolver (``nb_agent.model``): the web tools
-call only these two functions, so switching over changes this module alone.
-"""
+"""Which model a web tool's side call uses, and whether the provider can search the web:
+the engine's resolvers (``nb_agent.model``), with nb_agent's own switch for web search."""
 
 from __future__ import annotations
 
 import os
 
-SMALL_FAST_MODEL = "claude-haiku-4-5"
-SMALL_FAST_MODEL_ENV = "ANTHROPIC_SMALL_FAST_MODEL"
-"""Claude Code's variable for the small fast model."""
-_NO_SERVER_TOOLS_ENV = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
 WEB_SEARCH_ENV = "NB_AGENT_WEB_SEARCH"
 
 
 def small_fast_model() -> str:
-    """The model for quick side calls (WebFetch's answer about a page)."""
-    return os.environ.get(SMALL_FAST_MODEL_ENV) or SMALL_FAST_MODEL
+    """The model for quick side calls (WebFetch's answer about a page), in the provider's id form."""
+    from nb_agent.model.model_ids import small_fast_model as resolve
+
+    return resolve()
 
 
-def web_search_unavailable_reason() -> str | None:
-    """Why the Messages API's server-side web search cannot be used here, or ``None``."""
+def web_search_unavailable_reason(model: str | None = None) -> str | None:
+    """Why the Messages API's server-side web search cannot be used here, or ``None``.
+    ``model`` matters on Vertex (Claude 4 models only); ``None`` means the session default."""
+    from nb_agent.model.providers import provider_from_env, supports_web_search
+
     if os.environ.get(WEB_SEARCH_ENV, "").strip().lower() in ("0", "off", "false", "no"):
         return f"turned off by {WEB_SEARCH_ENV}"
-    for name in _NO_SERVER_TOOLS_ENV:
-        if os.environ.get(name, "").strip() not in ("", "0", "false"):
-            return f"the provider selected by {name} has no server-side web search tool"
+    provider = provider_from_env()
+    if model is None:
+        from nb_agent.engine import default_model
+
+        model = default_model()
+    if not supports_web_search(provider, model):
+        return f"the provider ({provider.label}) has no server-side web search tool for {model}"
     return None

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
 from nb_agent.tools.web.base import WebReadTool
 from nb_agent.tools.services import side_query
@@ -127,6 +128,9 @@ class WebSearchTool(WebReadTool):
         return web_search_unavailable_reason()
 
     async def call(self, input: WebSearchInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
+        reason = web_search_unavailable_reason(ctx.model)
+        if reason:
+            raise ToolError(f"Web search is not available: {reason}.")
         started = time.monotonic()
         on_progress({"message": f"Searching the web for {input.query!r}"})
         message = await side_query(ctx)(search_request(input, model=ctx.model), query_source=QUERY_SOURCE)

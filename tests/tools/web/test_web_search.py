@@ -75,11 +75,14 @@ async def test_a_search_error_is_reported(tmp_path):
     assert result["is_error"] and "max_uses_exceeded" in result["content"]
 
 
-@pytest.mark.parametrize("env", [("CLAUDE_CODE_USE_BEDROCK", "1"), ("CLAUDE_CODE_USE_VERTEX", "1"), ("NB_AGENT_WEB_SEARCH", "off")])
-async def test_providers_without_the_server_tool_do_not_get_it(tmp_path, monkeypatch, env):
+@pytest.mark.parametrize(
+    ("env", "reason"),
+    [(("CLAUDE_CODE_USE_BEDROCK", "1"), "Bedrock"), (("NB_AGENT_PROVIDER", "bedrock"), "Bedrock"), (("NB_AGENT_WEB_SEARCH", "off"), "NB_AGENT_WEB_SEARCH")],
+)
+async def test_providers_without_the_server_tool_do_not_get_it(tmp_path, monkeypatch, env, reason):
     monkeypatch.setenv(*env)
     tool = WebSearchTool()
-    assert not tool.is_enabled() and env[0] in tool.unavailable_reason()
+    assert not tool.is_enabled() and reason in tool.unavailable_reason()
     engine = _engine(tmp_path, [Reply(content=[text("ok")])])
     await collect(engine, "x")
     assert all(t["name"] != "WebSearch" for t in engine.transport.requests[0].get("tools", []))
@@ -88,3 +91,11 @@ async def test_providers_without_the_server_tool_do_not_get_it(tmp_path, monkeyp
 def test_both_filters_at_once_are_refused():
     with pytest.raises(ValueError):
         WebSearchTool().parse_input({"query": "xx", "allowed_domains": ["a.com"], "blocked_domains": ["b.com"]})
+
+
+def test_vertex_offers_it_only_for_claude_4_models(monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_USE_VERTEX", "1")
+    from nb_agent.tools.web.model_choice import web_search_unavailable_reason
+
+    assert web_search_unavailable_reason("claude-sonnet-4-6") is None
+    assert "Vertex" in web_search_unavailable_reason("claude-3-5-sonnet")
