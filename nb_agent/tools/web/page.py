@@ -8,6 +8,7 @@ sent to another.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import time
 from dataclasses import dataclass
@@ -145,5 +146,7 @@ async def _read(current: ParsedUrl, response: httpx.Response, *, max_bytes: int,
         raise ToolError(f"{current.url} is {kind}, which WebFetch cannot read (it reads HTML, text, JSON, XML and PDF).")
     text = bytes(body).decode(response.encoding or "utf-8", errors="replace")
     if is_html(kind):
-        text = html_to_markdown(text, base_url=str(current.url))
+        # html2text is pure Python (seconds for a large page): off the event loop, so the
+        # kernel, the live view and Stop stay responsive meanwhile.
+        text = await asyncio.to_thread(html_to_markdown, text, base_url=str(current.url))
     return FetchedPage(**page, text=text)
