@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from nb_agent.permissions.types import PermissionAsk, PermissionDecision
-from nb_agent.tools.base import Tool, ToolUseContext, ValidationResult
+from nb_agent.permissions.types import PermissionAsk, PermissionDecision, PermissionDeny
+from nb_agent.tools.base import Tool, ToolUseContext
 
 
 class UserPromptTool(Tool[Any]):
@@ -28,13 +28,12 @@ class UserPromptTool(Tool[Any]):
     def is_read_only(self, input: BaseModel) -> bool:
         return True
 
-    async def validate_input(self, input: BaseModel, ctx: ToolUseContext) -> ValidationResult:
+    async def check_permissions(self, input: BaseModel, ctx: ToolUseContext) -> PermissionDecision:
+        # Checked here, on the model's own input, not in validate_input: the pipeline
+        # re-validates the permission answer's input, which carries these fields.
         forged = [name for name in self.answer_fields if getattr(input, name, None) is not None]
         if forged:
-            return ValidationResult.failed(f"{self.name}: {', '.join(forged)} is set by the user's answer, not by you; leave it out.")
-        return ValidationResult.passed()
-
-    async def check_permissions(self, input: BaseModel, ctx: ToolUseContext) -> PermissionDecision:
+            return PermissionDeny(message=f"{self.name}: {', '.join(forged)} is set by the user's answer, not by you; leave it out.")
         return PermissionAsk(message=self.ask_message)
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
