@@ -108,7 +108,7 @@ def test_skip_tells_the_model_the_user_declined(kernel, requests_since):
 def test_approve_with_accept_edits_switches_the_mode(kernel, requests_since):
     kernel.server.script.add(
         Reply(content=[tool_use("ExitPlanMode", {"plan": PLAN})]),
-        Reply(content=[tool_use("Write", {"file_path": str(kernel.cwd / "report.md"), "content": "# Report\n"})], stream_duration=1.0),
+        Reply(content=[tool_use("Write", {"file_path": str(kernel.cwd / "report.md"), "content": "# Report\n"})], stream_duration=3.0),
         Reply(content=[text("Written.")]),
     )
     seen = len(kernel.widgets.values)
@@ -117,11 +117,13 @@ def test_approve_with_accept_edits_switches_the_mode(kernel, requests_since):
     assert kernel.button("Approve") and kernel.button("Keep planning")
     assert kernel.widgets.ever(lambda s: "Compute the median per month" in str(s.get("value", "")) and "<li>" in str(s.get("value", "")))
     kernel.click(approve)
-    kernel.wait(run)
+    try:  # while the next reply streams, the status line follows the new mode
+        kernel.wait_for(run, lambda: any("accept edits" in s for s in _status_lines(kernel, seen)), timeout=10)
+    finally:
+        kernel.wait(run)
     assert run.status == "ok", run.errors
     assert (kernel.cwd / "report.md").read_text() == "# Report\n"  # written without asking: acceptEdits
-    statuses = _status_lines(kernel, seen)
-    assert any("plan mode" in s for s in statuses) and any("accept edits" in s for s in statuses)  # the status line followed
+    assert any("plan mode" in s for s in _status_lines(kernel, seen))
     assert "approved by you: acceptEdits mode" in run.final_bundle["text/markdown"]
     try:
         assert "permission mode acceptEdits" in kernel.run("%agent status").stdout  # it outlives the cell's --permission-mode
@@ -165,7 +167,8 @@ def test_stop_while_a_question_waits(kernel, requests_since):
 
 
 def test_todos_show_as_a_checklist_and_are_kept(kernel):
-    kernel.server.script.add(Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]), Reply(content=[text("Listed.")]))
+    # The answer streams for a second, so the live view renders the card before the run ends.
+    kernel.server.script.add(Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]), Reply(content=[text("Listed.")], stream_duration=1.0))
     run = kernel.run("%%agent\nmake a plan")
     assert run.status == "ok", run.errors
     assert any("nb-agent-todos" in v and "Picking the metric" in v for v in kernel.widgets.values)
