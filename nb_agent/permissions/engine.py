@@ -10,7 +10,8 @@
    file (agent configuration, shell/IPython startup files, ``.ssh/``, site-packages…;
    see :mod:`nb_agent.permissions.protected`) or writing outside the working directories
 6. the tool's ask -> ask (``bypassPermissions`` overrides it, except for a tool that
-   ``requires_user_interaction``: a question only the user can answer)
+   ``requires_user_interaction``: a question only the user can answer, which a
+   PreToolUse hook's "allow" does not answer either)
 7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
 8. allow rules -> allow; for Bash, every simple command covered by an allow rule or
    read-only (:mod:`nb_agent.permissions.fast_path`)
@@ -28,6 +29,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -210,7 +212,8 @@ class RuleBasedPolicy(PermissionPolicy):
 
         if isinstance(tool_decision, PermissionAsk):
             if tool.requires_user_interaction:
-                return tool_decision  # a question or a plan to approve: no mode answers for the user
+                # a question or a plan to approve: no mode, and no hook's "allow", answers for the user
+                return replace(tool_decision, hook_may_allow=False)
             if mode == "bypassPermissions":
                 return PermissionAllow(reason="bypassPermissions mode")
             if tool_decision.suggested_rule is None:
