@@ -24,6 +24,7 @@ from nb_agent.permissions.engine import AGENT_MODE_OPTION
 from nb_agent.permissions.types import CanUseTool, PermissionDeny, PermissionMode, PermissionRequest
 from nb_agent.prompts import SystemPromptParts
 from nb_agent.tools.base import Tool, ToolSession
+from nb_agent.tools.services import AGENT_ID_OPTION
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import DEFAULT_CONTEXT_WINDOW
 
@@ -179,6 +180,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     tool_options = {
         **pc.extra.get("tool_options", {}),
         AGENT_MODE_OPTION: mode,
+        AGENT_ID_OPTION: run.agent_id,  # its own todo list, not the parent's
         "transcript_path": str(parent.transcript_path),  # hooks get the session's, as in Claude Code
         "agent_transcript_path": str(run.transcript_path),
     }

@@ -1,7 +1,9 @@
 """TodoWrite (Claude Code's schema): the agent's checklist for the current task.
 
 The list lives in the session (``ToolSession.extra``), so it is kept across the
-conversation's submissions (a notebook's ``%%agent`` cells) and shown by the views.
+conversation's submissions (a notebook's ``%%agent`` cells) and shown by the views. A
+subagent keeps its own list (under its id), as in Claude Code: it never replaces the main
+conversation's.
 Writing it touches no file and nothing outside the session, so it needs no permission
 and is allowed in plan mode.
 """
@@ -13,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext
+from nb_agent.tools.services import AGENT_ID_OPTION
 
 TODOS_KEY = "todos"
 """Where the current list sits in ``ToolSession.extra`` (a list of :class:`TodoItem`)."""
@@ -57,9 +60,14 @@ class TodoWriteInput(BaseModel):
     todos: list[TodoItem] = Field(description="The updated todo list")
 
 
-def current_todos(session: ToolSession) -> list[TodoItem]:
-    """The session's list (empty before the first TodoWrite)."""
-    todos = session.extra.get(TODOS_KEY)
+def todos_key(agent_id: str | None = None) -> str:
+    """The ``ToolSession.extra`` key of the main conversation's list, or a subagent's."""
+    return TODOS_KEY if agent_id is None else f"{TODOS_KEY}:{agent_id}"
+
+
+def current_todos(session: ToolSession, agent_id: str | None = None) -> list[TodoItem]:
+    """The main conversation's list, or ``agent_id``'s (empty before the first TodoWrite)."""
+    todos = session.extra.get(todos_key(agent_id))
     return list(todos) if isinstance(todos, list) else []
 
 
@@ -86,10 +94,11 @@ class TodoWriteTool(Tool[TodoWriteInput]):
         return True  # only the session's own list changes: no file, no outside state
 
     async def call(self, input: TodoWriteInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        old = current_todos(ctx.session)
+        agent_id = ctx.options.get(AGENT_ID_OPTION)
+        old = current_todos(ctx.session, agent_id)
         # A list whose every item is done is finished: it is cleared, as in Claude Code.
         new = [] if input.todos and all(t.status == "completed" for t in input.todos) else list(input.todos)
-        ctx.session.extra[TODOS_KEY] = new
+        ctx.session.extra[todos_key(agent_id)] = new
         data = {
             "oldTodos": [t.model_dump() for t in old],
             "newTodos": [t.model_dump() for t in input.todos],
