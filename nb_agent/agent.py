@@ -33,6 +33,16 @@ def builtin_tools() -> list[Tool[Any]]:
     return [*bash_tools(), *file_tools(), ToolSearchTool(), *interaction_tools(), *web_tools()]
 
 
+def _follow_session_provider(tools: Sequence[Tool[Any]], config: EngineConfig) -> None:
+    """WebSearch is offered by the session's provider (which ``%agent provider`` may set),
+    not only the environment's: the pool is assembled again at every submission."""
+    from nb_agent.tools.web import WebSearchTool
+
+    for tool in tools:
+        if isinstance(tool, WebSearchTool):
+            tool.session_provider = lambda: config.resolved_provider
+
+
 def mcp_manager_for(cwd: Path, *, home: Path | None = None) -> Any:
     """An MCP manager for ``.mcp.json`` and ``~/.claude.json`` (servers connect lazily);
     None when the ``mcp`` package is not installed."""
@@ -97,6 +107,7 @@ def create_engine(
         path = settings.source_paths.get(source)
         warnings += hooks.extend_from_settings(section, project_dir=str(config.cwd), source=source, path=str(path) if path else None)
     builtins = (list(tools) if tools is not None else builtin_tools()) + list(extra_tools)
+    _follow_session_provider(builtins, config)
     catalog = None
     if agents:
         from nb_agent.agents import AgentTool, load_agent_catalog

@@ -51,7 +51,7 @@ from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
 from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
-from nb_agent.tools.services import SET_MODE_OPTION, SIDE_QUERY_OPTION
+from nb_agent.tools.services import PROVIDER_OPTION, SET_MODE_OPTION, SIDE_QUERY_OPTION
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import TOOL_REFERENCES_OPTION, tool_references_enabled
 from nb_agent.tools.pipeline import ToolRunDeps
@@ -321,6 +321,7 @@ class QueryEngine:
                 TOOL_REFERENCES_OPTION: self._tool_references(),
                 SIDE_QUERY_OPTION: self.side_query,
                 SET_MODE_OPTION: self.set_permission_mode,
+                PROVIDER_OPTION: self.config.resolved_provider,
                 **self.config.extra.get("tool_options", {}),
             },
         )
@@ -333,7 +334,9 @@ class QueryEngine:
         return enabled
     async def side_query(self, request: dict[str, Any], *, query_source: str) -> Any:
         """A tool's own non-streaming model call (WebFetch's answer, WebSearch): retried,
-        its usage counted, and ended at once by Stop (the pipeline cancels the tool)."""
+        its usage counted, and ended at once by Stop (the pipeline cancels the tool). The
+        model is sent in the session's provider's form, as the conversation's is."""
+        request = {**request, "model": self.config.resolve(request["model"])}
         return await self.context_manager.create_message(request, query_source=query_source)
 
     def set_permission_mode(self, mode: PermissionMode) -> None:

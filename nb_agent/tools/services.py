@@ -16,6 +16,9 @@ Messages API call made for a tool (retried, its usage counted in the session's c
 SET_MODE_OPTION = "set_permission_mode"
 """``(mode) -> None``: switch the session's permission mode."""
 
+PROVIDER_OPTION = "provider"
+"""The session's :class:`~nb_agent.model.providers.Provider` (``%agent provider`` or the
+environment): what a tool's side call may ask of it (WebSearch's server tool)."""
 AGENT_ID_OPTION = "agent_id"
 """A subagent's id (absent in the main conversation): state a tool keeps per agent, such as
 TodoWrite's list, is kept under it, since a subagent shares its parent's ``ToolSession.extra``."""

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext, ValidationResult
 from nb_agent.tools.web.base import WebReadTool
-from nb_agent.tools.services import side_query
+from nb_agent.tools.services import PROVIDER_OPTION, side_query
 from nb_agent.tools.web.cache import TtlCache
 from nb_agent.tools.web.model_choice import small_fast_model
 from nb_agent.tools.web.page import DEFAULT_TIMEOUT_S, CrossHostRedirect, FetchedPage, fetch_page, parse_url
@@ -156,8 +156,9 @@ class WebFetchTool(WebReadTool):
             text = redirect_text(page, input.prompt)
             return ToolResult(data={"url": input.url, "code": page.status, "codeText": page.reason, "bytes": 0, "result": text,
                                     "redirect": page.redirect_url, "durationMs": _ms(started)})  # fmt: skip
-        on_progress({"message": f"Reading {page.bytes:,} bytes with {small_fast_model()}"})
-        request = apply_prompt_request(page, input.prompt, model=small_fast_model())
+        model = small_fast_model(ctx.options.get(PROVIDER_OPTION))
+        on_progress({"message": f"Reading {page.bytes:,} bytes with {model}"})
+        request = apply_prompt_request(page, input.prompt, model=model)
         answer = _answer_text(await side_query(ctx)(request, query_source=QUERY_SOURCE))
         return ToolResult(
             data={

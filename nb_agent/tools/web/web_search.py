@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
 from nb_agent.tools.web.base import WebReadTool
-from nb_agent.tools.services import side_query
+from nb_agent.tools.services import PROVIDER_OPTION, side_query
 from nb_agent.tools.web.model_choice import web_search_unavailable_reason
+
+if TYPE_CHECKING:
+    from nb_agent.model.providers import Provider
 
 SERVER_TOOL_TYPE = "web_search_20250305"
 SERVER_TOOL_NAME = "web_search"
@@ -124,11 +128,15 @@ class WebSearchTool(WebReadTool):
     def prompt(self) -> str:
         return PROMPT
 
+    session_provider: Callable[[], Provider] | None = None
+    """The session's provider now (``create_engine`` sets it), so that the tool is offered by
+    where the model is actually reached, which ``%agent provider`` may change; None: the environment's."""
+
     def unavailable_reason(self) -> str | None:
-        return web_search_unavailable_reason()
+        return web_search_unavailable_reason(provider=self.session_provider() if self.session_provider else None)
 
     async def call(self, input: WebSearchInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        reason = web_search_unavailable_reason(ctx.model)
+        reason = web_search_unavailable_reason(ctx.model, ctx.options.get(PROVIDER_OPTION))
         if reason:
             raise ToolError(f"Web search is not available: {reason}.")
         started = time.monotonic()
