@@ -1,6 +1,6 @@
 /**
  * Applying the kernel's edit operations to the notebook's shared model: every operation
- * is checked first, then all are applied in one transaction (one undo step), or none.
+ * is checked first, then all are applied (one undo step), or none.
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ICodeCellModel } from '@jupyterlab/cells';
@@ -48,6 +48,13 @@ class Plan {
   }
 }
 
+/** Where a moved cell goes, in `plan.ids` without it. */
+function moveTarget(plan: Plan, op: JSONObject): number {
+  return typeof op.before_cell_id === 'string'
+    ? plan.index(op.before_cell_id)
+    : plan.after(op.after_cell_id);
+}
+
 function checkWritable(
   panel: NotebookPanel,
   op: JSONObject,
@@ -90,7 +97,8 @@ function check(panel: NotebookPanel, edit: JSONObject): void {
       case 'set_outputs':
       case 'move': {
         const index = plan.index(op.cell_id);
-        if (op.op !== 'move' && op.op !== 'set_outputs') {
+        if (op.op !== 'set_outputs') {
+          // a move has no expected_source: only running, guarded and being typed in refuse it
           checkWritable(panel, op, guarded);
         } else if (guarded.has(op.cell_id)) {
           refuse('running', op.cell_id, `Cell ${op.cell_id} is running.`);
@@ -99,7 +107,7 @@ function check(panel: NotebookPanel, edit: JSONObject): void {
           plan.ids.splice(index, 1);
         } else if (op.op === 'move') {
           const [moved] = plan.ids.splice(index, 1);
-          plan.ids.splice(plan.after(op.after_cell_id), 0, moved);
+          plan.ids.splice(moveTarget(plan, op), 0, moved);
         }
         break;
       }
@@ -165,10 +173,20 @@ function applyOne(panel: NotebookPanel, op: JSONObject): void {
       shared.deleteCell(indexOf(panel, op.cell_id));
       break;
     case 'move': {
+      // Both indices from the list as it is before the move (the shared model's list is
+      // only updated when the transaction ends).
       const from = indexOf(panel, op.cell_id);
+      let at =
+        typeof op.before_cell_id === 'string'
+          ? indexOf(panel, op.before_cell_id)
+          : op.after_cell_id === null
+            ? 0
+            : indexOf(panel, op.after_cell_id) + 1;
+      if (at > from) {
+        at -= 1;
+      }
       const cell = shared.cells[from].toJSON();
       shared.deleteCell(from);
-      const at = op.after_cell_id === null ? 0 : indexOf(panel, op.after_cell_id) + 1;
       shared.insertCell(at, cell as any);
       break;
     }
@@ -182,7 +200,7 @@ function applyOne(panel: NotebookPanel, op: JSONObject): void {
 }
 
 /**
- * Check, then apply in one transaction. Returns the refusal, or null when applied.
+ * Check, then apply as one undo step. Returns the refusal, or null when applied.
  * `ownUndoStep`: end the undo step after it (one agent edit = one undo step); a revert
  * applies several edits and ends the step once, after the last.
  */
@@ -203,11 +221,16 @@ export function applyEdit(
     throw error;
   }
   const shared = panel.model.sharedModel;
-  shared.transact(() => {
-    for (const op of edit.ops as JSONObject[]) {
-      applyOne(panel, op);
-    }
-  });
+  if (ownUndoStep) {
+    stopCapturing(panel); // not merged with the user's typing just before either
+  }
+  // One transaction per operation: the shared model's list of cells (what indexOf reads) is
+  // only updated when a transaction ends, so a later operation that names a cell an earlier
+  // one inserted (the agent's code cells, one after the other) would not find it inside one.
+  // They are one undo step all the same (stopCapturing below, within the capture timeout).
+  for (const op of edit.ops as JSONObject[]) {
+    shared.transact(() => applyOne(panel, op));
+  }
   if (ownUndoStep) {
     // One agent edit = one step of the notebook's undo, never merged with the user's typing.
     stopCapturing(panel);

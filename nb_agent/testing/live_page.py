@@ -158,6 +158,12 @@ class FakeLivePage:
             raise _Refused("missing", cell_id, f"Cell {cell_id} is not in the notebook.")
         return ids.index(cell_id)
 
+    def _move_target(self, ids: list[str], op: dict[str, Any]) -> int:
+        """Where a moved cell goes in ``ids`` (which no longer hold it)."""
+        if op.get("before_cell_id") is not None:
+            return self._index(ids, op["before_cell_id"])
+        return 0 if op["after_cell_id"] is None else self._index(ids, op["after_cell_id"]) + 1
+
     def _check(self, edit: dict[str, Any]) -> None:
         ids = self.ids()
         guarded = set(edit.get("guard_cell_ids") or [])
@@ -174,7 +180,7 @@ class FakeLivePage:
                 current = self.find(op["cell_id"])
                 if op["cell_id"] in guarded or current.get("running"):
                     raise _Refused("running", op["cell_id"], f"Cell {op['cell_id']} is running.")
-                if kind in ("replace", "delete"):
+                if kind in ("replace", "delete", "move"):
                     if self.editing_cell_id == op["cell_id"]:
                         raise _Refused("editing", op["cell_id"], "The user is editing it.")
                     expected = op.get("expected_source")
@@ -184,7 +190,7 @@ class FakeLivePage:
                 ids.pop(index)
             elif kind == "move":
                 ids.pop(index)
-                ids.insert(0 if op["after_cell_id"] is None else self._index(ids, op["after_cell_id"]) + 1, op["cell_id"])
+                ids.insert(self._move_target(ids, op), op["cell_id"])
 
     def _apply(self, op: dict[str, Any]) -> None:
         kind = op["op"]
@@ -204,8 +210,7 @@ class FakeLivePage:
             self.cells.pop(self.ids().index(op["cell_id"]))
         elif kind == "move":
             moved = self.cells.pop(self.ids().index(op["cell_id"]))
-            at = 0 if op["after_cell_id"] is None else self.ids().index(op["after_cell_id"]) + 1
-            self.cells.insert(at, moved)
+            self.cells.insert(self._move_target(self.ids(), op), moved)
         elif kind == "set_outputs":
             target = self.find(op["cell_id"])
             target["outputs"], target["execution_count"] = op.get("outputs") or [], op.get("execution_count")

@@ -210,8 +210,27 @@ def test_the_runs_card_goes_to_each_cell_and_reverts_all_of_the_runs_edits(lab, 
     nb.wait_js("return live.panel.model.sharedModel.cells.length > 0 && live.panel.model.sharedModel.cells[0].getId() === arg;", ids[0])
     assert nb.ids()[:4] == ids[:4] and nb.sources()[:4] == sources[:4], (nb.ids(), nb.sources())
     assert "Reverted 3 of 3 edits" in card.locator(".nb-agent-revert-outcome").inner_text()
-    # the whole revert is one undo step: undo brings the agent's three edits back
+    # the whole revert is one undo step: undo brings the agent's edits back
     nb.cell(0).locator(".jp-InputPrompt").click()
     nb.page.keyboard.press("z")
     nb.wait_js("return live.panel.model.sharedModel.cells.some(c => c.getSource() === 'y = x + 1');")
     assert ids[0] not in nb.ids() and nb.sources()[:3] == ["x = 1", "## About x", "y = x + 1"]
+
+
+def test_the_agents_code_becomes_cells_below_the_agent_cell_in_order(lab, new_page):
+    name = "code_cells.ipynb"
+    lab.notebook(name, ["%load_ext nb_agent", "x = 1", "y = 2", "%%agent --permission-mode bypassPermissions\nCompute."])
+    nb = NotebookPage(new_page(), lab, name).open()
+    nb.run(0)
+    nb.wait_executed(0)
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("ExecuteCode", {"code": "first = 1"})]),
+        Reply(content=[tool_use("ExecuteCode", {"code": "second = first + 1"})]),
+        Reply(content=[text("Done.")]),
+    )
+    nb.run(3)
+    nb.wait_js("return live.panel.model.sharedModel.cells.some(c => c.getSource().endsWith('second = first + 1'));")
+    sources = nb.sources()
+    assert nb.ids()[:4] == ids[:4], (nb.ids(), sources)
+    assert sources[4].endswith("first = 1") and sources[5].endswith("second = first + 1"), sources

@@ -120,7 +120,10 @@ class LiveDocument:
             self.seen.pop(op.cell_id, None)
         elif isinstance(op, MoveOp):
             cell = self.cells.pop(self.index(op.cell_id))
-            at = 0 if op.after_cell_id is None else self.index(op.after_cell_id) + 1
+            if op.before_cell_id is not None:
+                at = self.index(op.before_cell_id)
+            else:
+                at = 0 if op.after_cell_id is None else self.index(op.after_cell_id) + 1
             self.cells.insert(at, cell)
         elif isinstance(op, SetOutputsOp):
             cell = self.cell(op.cell_id)

@@ -120,6 +120,10 @@ class MoveOp(_Message):
     op: Literal["move"] = "move"
     cell_id: str
     after_cell_id: str | None
+    """``None``: at the top."""
+    before_cell_id: str | None = None
+    """When set, the cell goes right before this one (``after_cell_id`` is then where that
+    was when the edit was made, for a page that does not know ``before_cell_id``)."""
 
 
 class SetOutputsOp(_Message):

@@ -156,11 +156,18 @@ class LiveRun:
         self.edits.append(record)
         return record
 
-    async def notebook_edit(self, *, cell_id: str | None, new_source: str, cell_type: str | None, edit_mode: str) -> tuple[str, str, EditRecord]:
-        """NotebookEdit's three modes; returns ``(cell id, cell type, record)``."""
+    async def notebook_edit(
+        self, *, cell_id: str | None, new_source: str, cell_type: str | None, edit_mode: str,
+        after_cell_id: str | None = None, before_cell_id: str | None = None,
+    ) -> tuple[str, str, EditRecord]:  # fmt: skip
+        """NotebookEdit's modes; returns ``(cell id, cell type, record)``."""
         document = self.document
         if not document.has_read:
             raise LiveEditRefused(not_read_message(self.shown_path()))
+        if edit_mode == "move":
+            assert cell_id is not None
+            record = await self.move(cell_id=cell_id, after_cell_id=after_cell_id, before_cell_id=before_cell_id)
+            return record.cell_id or cell_id, document.cell(record.cell_id or cell_id).cell_type, record
         if edit_mode == "insert":
             assert cell_type is not None
             after = document.cell(cell_id).id if cell_id else None
@@ -204,19 +211,33 @@ class LiveRun:
         )
         return cell.id, target_type, record
 
-    async def move(self, *, cell_id: str, after_cell_id: str | None) -> EditRecord:
+    async def move(self, *, cell_id: str, after_cell_id: str | None, before_cell_id: str | None = None) -> EditRecord:
+        """Move a cell right after ``after_cell_id`` (``None``: to the top) or, when given,
+        right before ``before_cell_id``; one transaction, the cell keeps its id and outputs."""
         document = self.document
         cell = document.cell(cell_id)
-        if cell.id == document.executing_cell_id:
-            raise LiveEditRefused(running_message(cell.id, executing=True))
+        if cell.id == document.executing_cell_id or cell.running:
+            raise LiveEditRefused(running_message(cell.id, cell.id == document.executing_cell_id))
+        if cell.id == document.editing_cell_id:
+            raise LiveEditRefused(editing_message(cell.id))
         index = document.index(cell.id)
-        before = document.cells[index - 1].id if index > 0 else None
-        after = document.cell(after_cell_id).id if after_cell_id else None
+        previous = document.cells[index - 1].id if index > 0 else None
+        before = document.cell(before_cell_id).id if before_cell_id else None
+        if before is not None:
+            others = [c.id for c in document.cells if c.id != cell.id]
+            at = others.index(before)
+            after = others[at - 1] if at > 0 else None
+        else:
+            after = document.cell(after_cell_id).id if after_cell_id else None
+        if cell.id in (after, before):
+            raise LiveEditRefused(f"Cell {cell.id} cannot be moved next to itself; give another cell as the target.")
+        where = f"before cell {before}" if before else (f"after cell {after}" if after else "to the top")
+        inverse = MoveOp(cell_id=cell.id, after_cell_id=previous)
         return await self.send(
-            [MoveOp(cell_id=cell.id, after_cell_id=after)],
-            summary=f"moved cell {cell.id}",
+            [MoveOp(cell_id=cell.id, after_cell_id=after, before_cell_id=before)],
+            summary=f"moved cell {cell.id} {where}",
             cell_id=cell.id,
-            inverse=[MoveOp(cell_id=cell.id, after_cell_id=before)],
+            inverse=[inverse],
             kind="move",
             preview=cell.source,
         )
