@@ -257,7 +257,10 @@ def provider(session: KernelAgentSession, value: str | None) -> None:
 def tools(session: KernelAgentSession) -> None:
     engine = session.ensure_engine()
     lines = []
-    for tool in engine.tools:
+    # assembled now, as the next cell will: a setting changed since (``%agent provider``)
+    # may have taken a tool away
+    offered = engine.tool_pool.assemble() if engine.tool_pool is not None else engine.tools
+    for tool in offered:
         first = (tool.prompt().strip().splitlines() or [""])[0]
         lines.append(f"{tool.name:<18} {_preview(first, 100)}")
     builtins = engine.tool_pool.builtins if engine.tool_pool is not None else []

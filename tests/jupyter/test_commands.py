@@ -113,6 +113,17 @@ def test_tools_and_notebook_and_compact(kernel, tmp_path):
     assert failing.status == "ok" and not failing.errors and "failed" in failing.stdout
 
 
+def test_tools_says_why_web_search_is_not_offered_after_switching_to_bedrock(kernel):
+    assert "WebSearch " in kernel.run("%agent tools").stdout
+    kernel.run("%agent provider bedrock")
+    try:
+        lines = [line for line in kernel.run("%agent tools").stdout.splitlines() if line.startswith("WebSearch ")]
+        assert len(lines) == 1 and "not offered: the provider (Amazon Bedrock) has no server-side web search" in lines[0], lines
+    finally:
+        kernel.run('%config AgentMagics.provider = ""')
+    assert "not offered" not in kernel.run("%agent tools").stdout
+
+
 def test_new_starts_a_fresh_conversation(kernel, requests_since):
     kernel.server.script.add(Reply(content=[text("one")]), Reply(content=[text("two")]))
     assert kernel.run("%%agent\nremember MANGO").status == "ok"
