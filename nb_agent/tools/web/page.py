@@ -86,9 +86,14 @@ class CrossHostRedirect:
 
 
 async def fetch_page(
-    target: ParsedUrl, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_bytes: int = MAX_BODY_BYTES
+    target: ParsedUrl,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_bytes: int = MAX_BODY_BYTES,
+    max_text_chars: int | None = None,
 ) -> FetchedPage | CrossHostRedirect:
-    """GET ``target``; ``ToolError`` for HTTP errors, timeouts, oversize or unreadable bodies."""
+    """GET ``target``; ``ToolError`` for HTTP errors, timeouts, oversize or unreadable bodies.
+    ``max_text_chars``: how much of an HTML page's Markdown is needed (the rest may be left out)."""
     import httpx
 
     started = time.monotonic()
@@ -107,7 +112,7 @@ async def fetch_page(
                             )  # fmt: skip
                         current = moved
                         continue
-                    return await _read(current, response, max_bytes=max_bytes, started=started)
+                    return await _read(current, response, max_bytes=max_bytes, max_text_chars=max_text_chars, started=started)
             raise ToolError(f"Too many redirects (more than {MAX_REDIRECTS}) from {target.url}.")
     except httpx.TimeoutException:
         raise ToolError(f"Fetching {target.url} timed out after {timeout_s:g}s.") from None
@@ -123,7 +128,9 @@ def _redirect_target(current: ParsedUrl, response: httpx.Response) -> ParsedUrl:
         raise ToolError(f"The page redirected to an unusable location {location!r}: {exc}") from None
 
 
-async def _read(current: ParsedUrl, response: httpx.Response, *, max_bytes: int, started: float) -> FetchedPage:
+async def _read(
+    current: ParsedUrl, response: httpx.Response, *, max_bytes: int, max_text_chars: int | None, started: float
+) -> FetchedPage:
     if not 200 <= response.status_code < 300:
         raise ToolError(f"Request failed with status code {response.status_code} ({response.reason_phrase}) for {current.url}")
     declared = response.headers.get("content-length", "")
@@ -148,5 +155,5 @@ async def _read(current: ParsedUrl, response: httpx.Response, *, max_bytes: int,
     if is_html(kind):
         # html2text is pure Python (seconds for a large page): off the event loop, so the
         # kernel, the live view and Stop stay responsive meanwhile.
-        text = await asyncio.to_thread(html_to_markdown, text, base_url=str(current.url))
+        text = await asyncio.to_thread(html_to_markdown, text, base_url=str(current.url), max_chars=max_text_chars)
     return FetchedPage(**page, text=text)

@@ -140,7 +140,7 @@ class WebFetchTool(WebReadTool):
         cached = cache.get(key)
         if cached is not None:
             return cached, True
-        kwargs: dict[str, Any] = {"timeout_s": self.timeout_s}
+        kwargs: dict[str, Any] = {"timeout_s": self.timeout_s, "max_text_chars": MAX_CONTENT_CHARS}
         if self.max_body_bytes is not None:
             kwargs["max_bytes"] = self.max_body_bytes
         page = await fetch_page(target, **kwargs)
