@@ -7,6 +7,7 @@ static rendering and the text view; every piece of model text is escaped.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from nb_agent.jupyter.view.markdown_stream import render_markdown
@@ -32,6 +33,32 @@ def _questions(card: ToolCall) -> list[dict[str, Any]]:
 
 def _structured(card: ToolCall, key: str) -> Any:
     return card.structured.get(key) if isinstance(card.structured, dict) else None
+
+
+_WEB_URL = re.compile(r"https?://[^\s/?#]+", re.IGNORECASE)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+
+
+def _search_links(card: ToolCall) -> list[tuple[str, str | None]]:
+    """WebSearch's results as (title, url); the url is None unless it is http(s): results
+    come from the web, and anything else (``javascript:``, ``data:``) must not be clickable."""
+    links = []
+    for link in _structured(card, "links") or []:
+        if not isinstance(link, dict):
+            continue
+        url, title = str(link.get("url", "")), str(link.get("title") or link.get("url", ""))
+        links.append((title, url if _WEB_URL.match(url) else None))
+    return links
+
+
+def _md_link(title: str, url: str | None) -> str:
+    """A Markdown link whose title cannot end it early; a non-web result as text only."""
+    text = _MD_SPECIAL.sub(r"\\\1", title)
+    if url is None:
+        return text
+    for char, code in ((" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E")):
+        url = url.replace(char, code)
+    return f"[{text}]({url})"
 
 
 def _who(card: ToolCall) -> str:
@@ -95,7 +122,7 @@ def markdown(card: ToolCall) -> list[str]:
     if card.name == "ExitPlanMode":
         return [f"> {line}" if line else ">" for line in str(card.input.get("plan", "")).strip().splitlines()]
     if card.name == "WebSearch":
-        return [f"[{link['title']}]({link['url']})" for link in _structured(card, "links") or []]
+        return [_md_link(title, url) for title, url in _search_links(card)]
     return []
 
 
@@ -127,8 +154,12 @@ def body_html(card: ToolCall) -> str:
         plan = render_markdown(str(card.input.get("plan", "")))
         return f'<div style="border:1px solid #ddd;border-radius:4px;padding:2px 10px;margin:4px 0">{plan}</div>'
     if card.name == "WebSearch":
-        links = _structured(card, "links") or []
-        items = "".join(f'<li><a href="{html.escape(link["url"])}" target="_blank" rel="noopener">{html.escape(link["title"])}</a></li>' for link in links)
+        items = "".join(
+            f'<li><a href="{html.escape(url)}" target="_blank" rel="noopener noreferrer">{html.escape(title)}</a></li>'
+            if url is not None
+            else f"<li>{html.escape(title)}</li>"
+            for title, url in _search_links(card)
+        )
         return f'<ul style="margin:2px 0">{items}</ul>' if items else ""
     return ""
 
