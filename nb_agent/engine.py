@@ -252,6 +252,8 @@ class QueryEngine:
                 engine.usage.add(entry["model"], usage)
         engine._answer_dangling_tool_uses()  # the kernel died between a tool_use and its result
         engine.context_manager.restore(engine.messages, loaded.entries)
+        for tool in engine.tools:  # what tools keep in the session (TodoWrite's list)
+            tool.restore_session(engine.messages, engine.tool_session)
         return engine, loaded.warnings
 
     # --- model ------------------------------------------------------------------------------------

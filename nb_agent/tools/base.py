@@ -164,6 +164,11 @@ class Tool(ABC, Generic[InputT]):
         """Why the tool is not offered in this environment (``%agent tools`` says it), or None."""
         return None
 
+    def restore_session(self, messages: Sequence[Any], session: ToolSession) -> None:
+        """Rebuild what the tool keeps in ``session`` from a resumed conversation's
+        ``messages`` (TodoWrite: its list). Default: nothing."""
+        return None
+
     def is_read_only(self, input: InputT) -> bool:
         return False
 

@@ -1,7 +1,9 @@
 """TodoWrite (Claude Code's schema): the agent's checklist for the current task.
 
 The list lives in the session (``ToolSession.extra``), so it is kept across the
-conversation's submissions (a notebook's ``%%agent`` cells) and shown by the views. A
+conversation's submissions (a notebook's ``%%agent`` cells) and shown by the views; a
+resumed conversation gets back its last list from the transcript (the call's structured
+result). A
 subagent keeps its own list (under its id), as in Claude Code: it never replaces the main
 conversation's.
 Writing it touches no file and nothing outside the session, so it needs no permission
@@ -10,6 +12,7 @@ and is allowed in plan mode.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -83,6 +86,11 @@ def todos_text(todos: list[TodoItem]) -> str:
     return "\n".join(lines)
 
 
+def _kept(todos: list[TodoItem]) -> list[TodoItem]:
+    """A list whose every item is done is finished: it is cleared, as in Claude Code."""
+    return [] if todos and all(t.status == "completed" for t in todos) else list(todos)
+
+
 class TodoWriteTool(Tool[TodoWriteInput]):
     name = "TodoWrite"
     input_model = TodoWriteInput
@@ -96,14 +104,24 @@ class TodoWriteTool(Tool[TodoWriteInput]):
     async def call(self, input: TodoWriteInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         agent_id = ctx.options.get(AGENT_ID_OPTION)
         old = current_todos(ctx.session, agent_id)
-        # A list whose every item is done is finished: it is cleared, as in Claude Code.
-        new = [] if input.todos and all(t.status == "completed" for t in input.todos) else list(input.todos)
-        ctx.session.extra[todos_key(agent_id)] = new
+        ctx.session.extra[todos_key(agent_id)] = _kept(input.todos)
         data = {
             "oldTodos": [t.model_dump() for t in old],
             "newTodos": [t.model_dump() for t in input.todos],
         }
         return ToolResult(data=data)
+
+    def restore_session(self, messages: Sequence[Any], session: ToolSession) -> None:
+        """The list of the conversation's last successful TodoWrite (its ``newTodos``)."""
+        for message in reversed(messages):
+            data = getattr(message, "tool_use_result", None) if getattr(message, "type", None) == "user" else None
+            if isinstance(data, dict) and isinstance(data.get("newTodos"), list):
+                try:
+                    todos = [TodoItem.model_validate(t) for t in data["newTodos"]]
+                except ValueError:
+                    continue  # not this tool's result after all
+                session.extra[TODOS_KEY] = _kept(todos)
+                return
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
         if isinstance(data, str):  # an error the pipeline already worded

@@ -53,3 +53,35 @@ async def test_plan_mode_allows_it(make_engine, tmp_path):
     engine = make_engine(turns, mode="plan")
     [result] = (await collect(engine, "plan")).tool_results
     assert not result.get("is_error"), result
+
+
+async def test_a_resumed_conversation_gets_its_last_list_back(make_engine, tmp_path):
+    from nb_agent.engine import EngineConfig, QueryEngine
+    from nb_agent.tools.interaction import TodoWriteTool
+
+    later = [{**TODOS[1], "status": "completed"}, {**TODOS[2], "status": "in_progress"}]
+    bad = [{"content": "x", "status": "doing", "activeForm": "x-ing"}]
+    turns = [
+        Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]),
+        Reply(content=[tool_use("TodoWrite", {"todos": later})]),
+        Reply(content=[tool_use("TodoWrite", {"todos": bad})]),  # refused: not the list
+        Reply(content=[text("ok")]),
+    ]
+    engine = make_engine(turns)
+    await collect(engine, "go")
+    engine.close()
+    resumed, _ = QueryEngine.resume(engine.transcript_path, config=EngineConfig(cwd=tmp_path), tools=[TodoWriteTool()])
+    assert [(t.content, t.status) for t in current_todos(resumed.tool_session)] == [
+        ("Pick the metric", "completed"), ("Draw the chart", "in_progress"),
+    ]  # fmt: skip
+
+
+async def test_a_resumed_conversation_without_todos_has_none(make_engine, tmp_path):
+    from nb_agent.engine import EngineConfig, QueryEngine
+    from nb_agent.tools.interaction import TodoWriteTool
+
+    engine = make_engine([Reply(content=[text("hello")])])
+    await collect(engine, "hi")
+    engine.close()
+    resumed, _ = QueryEngine.resume(engine.transcript_path, config=EngineConfig(cwd=tmp_path), tools=[TodoWriteTool()])
+    assert current_todos(resumed.tool_session) == []
