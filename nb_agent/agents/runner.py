@@ -226,7 +226,8 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
         permission_policy=parent.permission_policy,
         can_use_tool=approver,
         session_id=parent.session_id,  # the session's id (hooks, tool results dir); its transcript is its own
-        deps_overrides=dict(parent.deps_overrides),
+        # what changed around the main agent between its turns is told to it, not to a subagent
+        deps_overrides={k: v for k, v in parent.deps_overrides.items() if k != "between_turns"},
     )
     child.session_hooks.pending_start = None  # SessionStart is the session's, not each subagent's
     child.transcript.close()

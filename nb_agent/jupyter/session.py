@@ -141,6 +141,8 @@ class KernelAgentSession:
         from nb_agent.jupyter.live import LiveNotebook
 
         self.live = LiveNotebook(shell=shell, resolve_path=_resolve_notebook)
+        self._namespace_left: Any = None
+        """The user's variables (name → type, id) when the last run ended."""
 
     # --- where things are ------------------------------------------------------------------
     def notebook_path(self) -> Path | None:
@@ -254,6 +256,7 @@ class KernelAgentSession:
         for warning in warnings:
             self._warn(warning)
         engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge
+        engine.deps_overrides["between_turns"] = self._between_turns
         host = _subagent_host(engine)
         if host is not None:
             host.on_background_start.append(self._show_background_agent)
@@ -447,6 +450,7 @@ class KernelAgentSession:
             ticker.cancel()
             restore()
             self.live.end_run()
+            self._namespace_left = self._namespace_fingerprint()
         if result is not None:
             interrupted = interrupted or result.subtype == "interrupted"
             if result.is_error and not interrupted and result.error and not _shown(state, result.error):
@@ -563,7 +567,46 @@ class KernelAgentSession:
 
         live = self.live.current
         notes = [AttachmentMessage(kind="notebook_changes", content=n) for n in self.live.attachments(live)] if live else []
-        return notes + self._variables_attachment()
+        return notes + self._namespace_attachment() + self._variables_attachment()
+
+    async def _between_turns(self) -> list[Any]:
+        """After each turn's tool results: what the user did to the live notebook meanwhile
+        (the page's messages reach the running cell when the kernel dispatches them)."""
+        from nb_agent.messages import AttachmentMessage
+
+        live = self.live.current
+        try:
+            note = live.changes_since_turn() if live is not None else None
+        except Exception:  # noqa: BLE001 - a note must never stop the run
+            log.debug("between-turn notebook changes failed", exc_info=True)
+            return []
+        return [AttachmentMessage(kind="notebook_changes", content=note)] if note else []
+
+    def _namespace_fingerprint(self) -> Any:
+        if not self.settings.attach_variables:
+            return None
+        from nb_agent.jupyter.namespace_changes import namespace_fingerprint
+
+        try:
+            return namespace_fingerprint(self.shell)
+        except Exception:  # noqa: BLE001 - a strange namespace must not break the run's end
+            log.debug("namespace fingerprint failed", exc_info=True)
+            return None
+
+    def _namespace_attachment(self) -> list[Any]:
+        """The variables the user's code added, changed or deleted since the last run ended."""
+        before = self._namespace_left
+        if before is None or not self.settings.attach_variables:
+            return []
+        from nb_agent.jupyter.namespace_changes import namespace_changes
+        from nb_agent.messages import AttachmentMessage
+
+        try:
+            note = namespace_changes(before, self.shell)
+        except Exception:  # noqa: BLE001
+            log.debug("namespace changes failed", exc_info=True)
+            return []
+        return [AttachmentMessage(kind="namespace_changes", content=note)] if note else []
 
     def _variables_attachment(self) -> list[Any]:
         if not self.settings.attach_variables:

@@ -352,6 +352,10 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                 yield SystemMessage(level="info", subtype="hook_stopped", content="A hook stopped the run after this tool call.")
                 yield Terminal(reason="hook_stopped", turn_count=state.turn_count)
                 return
+            if deps.between_turns is not None:
+                for attachment in await deps.between_turns():
+                    turn.tool_results.append(attachment)
+                    yield attachment
             if deps.summarize_tool_uses is not None:
                 pending_summary = asyncio.ensure_future(deps.summarize_tool_uses(turn.tool_use_blocks, turn.tool_results))
             next_ctx = turn.executor.context if turn.executor is not None else (turn.context or ctx)  # rebuilt on fallback

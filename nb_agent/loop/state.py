@@ -130,6 +130,9 @@ class QueryDeps:
     refresh_tools: Callable[[ToolUseContext], Awaitable[ToolUseContext]] | None = None
     summarize_tool_uses: Callable[[list[Any], list[Any]], Awaitable[Any]] | None = None
     """Optional small-model summary of a tool batch, run during the next model call."""
+    between_turns: Callable[[], Awaitable[list[Any]]] | None = None
+    """Attachments to add after a turn's tool results, before the next model call (what
+    changed around the agent meanwhile, e.g. the user's edits of the notebook)."""
     uuid: Callable[[], str] = _new_uuid
 
 

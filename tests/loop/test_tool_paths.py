@@ -52,3 +52,26 @@ async def test_tools_run_during_or_after_the_stream(streaming):
     result_at = next(i for i, e in enumerate(run.events) if e.type == "user" and e.tool_result_ids)
     assert (result_at < stream_end) is streaming
     assert_history_invariant(run.history)
+
+
+async def test_between_turns_attachments_reach_the_next_request_after_the_tool_results():
+    notes = [["the user edited cell a"], []]
+
+    async def between_turns():
+        from nb_agent.messages import AttachmentMessage
+
+        return [AttachmentMessage(kind="notebook_changes", content=note) for note in notes.pop(0)]
+
+    async def noop(input, ctx):
+        return "ok"
+
+    run = await run_query(
+        [Reply(content=[tool_use("Noop", {})]), Reply(content=[tool_use("Noop", {})]), Reply(content=[text("done")])],
+        tools=[FunctionTool("Noop", noop, RecordingInput)],
+        deps={"between_turns": between_turns},
+    )
+    assert run.terminal.reason == "completed" and notes == []
+    second, third = run.requests[1], run.requests[2]
+    assert "the user edited cell a" in str(second["messages"][-1]["content"])
+    assert str(third).count("the user edited cell a") == 1  # said once, kept in the history
+    assert_history_invariant(run.history)

@@ -7,6 +7,7 @@ Bounded: a few cells per kind, each line cut.
 
 from __future__ import annotations
 
+from nb_agent.jupyter.bounded_list import bounded_list, cut_line
 from nb_agent.jupyter.live.protocol import LiveCell
 
 MAX_CELLS_PER_KIND = 8
@@ -14,8 +15,7 @@ MAX_LINE_CHARS = 160
 
 
 def _line(text: str) -> str:
-    first = " ".join(text.split())
-    return first if len(first) <= MAX_LINE_CHARS else first[: MAX_LINE_CHARS - 1] + "…"
+    return cut_line(text, MAX_LINE_CHARS)
 
 
 def _error(cell: LiveCell) -> str | None:
@@ -26,14 +26,27 @@ def _error(cell: LiveCell) -> str | None:
 
 
 def _listed(title: str, entries: list[str]) -> list[str]:
-    if not entries:
-        return []
-    shown = entries[:MAX_CELLS_PER_KIND]
-    more = f" (and {len(entries) - len(shown)} more)" if len(entries) > len(shown) else ""
-    return [f"{title}{more}:"] + [f"  - {entry}" for entry in shown]
+    return bounded_list(title, entries, max_entries=MAX_CELLS_PER_KIND)
 
 
-def notebook_changes(before: list[LiveCell], after: list[LiveCell], *, skip: set[str] | frozenset[str] = frozenset()) -> str | None:
+SINCE_LAST_TURN = "Since your last turn the user changed the notebook:"
+WHILE_WORKING = "While you were working, the user changed the notebook:"
+
+
+def light_copy(cells: list[LiveCell]) -> list[LiveCell]:
+    """What :func:`notebook_changes` compares, copied cheaply (errors only of the outputs)."""
+    return [
+        LiveCell.model_construct(
+            id=c.id, cell_type=c.cell_type, source=c.source, execution_count=c.execution_count,
+            outputs=[o for o in c.outputs if o.get("output_type") == "error"], metadata=c.metadata, running=c.running,
+        )  # fmt: skip
+        for c in cells
+    ]
+
+
+def notebook_changes(
+    before: list[LiveCell], after: list[LiveCell], *, skip: set[str] | frozenset[str] = frozenset(), heading: str = SINCE_LAST_TURN
+) -> str | None:
     """A summary of the user's changes from ``before`` to ``after`` (``None`` when nothing changed).
 
     ``skip``: cell ids to leave out (the ``%%agent`` cell that is starting now).
@@ -63,4 +76,4 @@ def notebook_changes(before: list[LiveCell], after: list[LiveCell], *, skip: set
     )
     if not lines:
         return None
-    return "Since your last turn the user changed the notebook:\n" + "\n".join(lines)
+    return heading + "\n" + "\n".join(lines)

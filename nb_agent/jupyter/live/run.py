@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from nb_agent.errors import ToolError
+from nb_agent.jupyter.live.changes import WHILE_WORKING, light_copy, notebook_changes
 from nb_agent.jupyter.live.document import (
     LiveDocument,
     LiveEditRefused,
@@ -83,13 +85,20 @@ class LiveRun:
     edits: list[EditRecord] = field(default_factory=list)
     acks_arrive: bool = True
     """False once an acknowledgement missed its timeout: later edits do not wait."""
+    told: LiveDocument | None = None
+    """The notebook as the agent knows it since its last turn (its own edits applied): what
+    the user changed mid-run is the difference with :attr:`document`."""
+    page_changed: bool = False
+    """A snapshot came in since the last :meth:`changes_since_turn`."""
 
     def start(self) -> None:
+        self.told = LiveDocument(snapshot=self.document.snapshot, cells=light_copy(self.document.cells))
         self.channel.listeners.append(self._on_snapshot)
         self.channel.send({"type": "run", "phase": "start", "run_id": self.run_id, "cell_id": self.document.executing_cell_id})
 
     def _on_snapshot(self, snapshot: Snapshot) -> None:
         if snapshot.reason in ("change", "request"):
+            self.page_changed = True
             self.document.update(snapshot)
             for record in self.edits:  # edits the page had not applied yet when it took the snapshot
                 if record.status == "sent" and record.edit_id not in self.hub.acks:
@@ -98,6 +107,17 @@ class LiveRun:
                             self.document.apply(op)
                         except Exception:  # noqa: BLE001 - the page will report it
                             pass
+
+    def changes_since_turn(self) -> str | None:
+        """What the user did to the notebook since the agent's last turn, when the page told
+        the kernel mid-run (its messages reach a running cell); ``None`` otherwise."""
+        if not self.page_changed or self.told is None:
+            return None
+        self.page_changed = False
+        skip = {self.document.executing_cell_id} if self.document.executing_cell_id else set()
+        note = notebook_changes(self.told.cells, self.document.cells, skip=skip, heading=WHILE_WORKING)
+        self.told = LiveDocument(snapshot=self.document.snapshot, cells=light_copy(self.document.cells))
+        return note
 
     def finish(self) -> None:
         if self._on_snapshot in self.channel.listeners:
@@ -153,6 +173,11 @@ class LiveRun:
             record.status = "applied"
         for op in ops:
             self.document.apply(op)
+            if self.told is not None:
+                try:
+                    self.told.apply(op)  # the agent's own edit is not news to it
+                except ToolError:
+                    pass
         self.edits.append(record)
         return record
 

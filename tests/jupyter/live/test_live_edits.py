@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nb_agent.testing import Reply, text, tool_use
 
+from ..conftest import last_user_text
 from .conftest import UNSAVED, tool_results
 
 
@@ -108,3 +109,29 @@ def test_edit_before_read_asks_for_a_read(live_case, requests_since):
     assert run.status == "ok", run.errors
     assert "Read the notebook" in tool_results(requests_since()[1])[0]
     assert page.cells[0]["source"] == "import math" and not page.applied
+
+
+def test_what_the_user_changed_mid_run_reaches_the_next_turn_once(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    a, b = case.cells[0]["id"], case.cells[1]["id"]
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
+        # slow enough for the user to type in between; the agent's own edit is not news to it
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": a, "new_source": "import math, os"})], stream_duration=1.5),
+        Reply(content=[text("ok")]),
+    )
+    start = len(kernel.server.requests)
+    run = case.start_agent(page, "tidy")
+    case.when_model_called(run, 2, start)
+    page.user_edits(b, "x = 'typed while the agent worked'")
+    kernel.wait(run)
+    assert run.status == "ok", run.errors
+    requests = requests_since()
+    last = last_user_text(requests[2])
+    assert "While you were working, the user changed the notebook:" in last
+    assert f"{b}: now x = 'typed while the agent worked'" in last and a not in last.split("While you were working")[1]
+    # the next run does not say it again
+    kernel.server.script.add(Reply(content=[text("fine")]))
+    case.run_agent(page, "and now?")
+    assert "typed while the agent worked" not in last_user_text(requests_since()[-1])
