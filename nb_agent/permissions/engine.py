@@ -8,7 +8,9 @@
 4. the tool's own ``check_permissions``: deny -> deny; ask is kept for step 6
 5. safety checks, immune to modes, allow rules and hooks -> ask: writing a protected
    file (agent configuration, shell/IPython startup files, ``.ssh/``, site-packages…;
-   see :mod:`nb_agent.permissions.protected`) or writing outside the working directories
+   see :mod:`nb_agent.permissions.protected`) or writing outside the working directories;
+   for Bash, a file a Read deny rule denies -> deny, and a protected file written or a
+   denied tree read -> ask (:mod:`nb_agent.permissions.shell_guard`)
 6. the tool's ask -> ask (``bypassPermissions`` overrides it, except for a tool that
    ``requires_user_interaction``: a question only the user can answer, which a
    PreToolUse hook's "allow" does not answer either)
@@ -37,6 +39,7 @@ from nb_agent.errors import ConfigurationError
 from nb_agent.permissions.fast_path import ReadScope, shell_fast_path
 from nb_agent.permissions.paths import candidate_paths, home_directory, is_within, resolve_tool_path
 from nb_agent.permissions.protected import protected_reason
+from nb_agent.permissions.shell_guard import shell_guard
 from nb_agent.permissions.rules import (
     PermissionRule,
     RuleBehavior,
@@ -285,8 +288,11 @@ class RuleBasedPolicy(PermissionPolicy):
             return None
         return resolve_tool_path(raw, cwd=ctx.session.cwd, home=self._home or home_directory())
 
-    def _safety_check(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | None:
-        """Asks that no mode and no allow rule can skip; only a deny can beat them."""
+    def _safety_check(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | PermissionDeny | None:
+        """Asks that no mode and no allow rule can skip; only a deny can beat them. For
+        Bash, also the denials of Read deny rules (:mod:`nb_agent.permissions.shell_guard`)."""
+        if tool_family(tool) == "shell":
+            return self._shell_guard(tool, input, ctx)
         if tool_family(tool) != "file_edit":
             return None
         path = self._tool_path(tool, input, ctx)
@@ -309,6 +315,15 @@ class RuleBasedPolicy(PermissionPolicy):
                 hook_may_allow=False,
             )
         return None
+
+    def _shell_guard(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | PermissionDeny | None:
+        command = tool.permission_rule_content(input) or ""
+        verdict = shell_guard(command, scope=self.read_scope(ctx), tool_name=tool.name)
+        if verdict is None:
+            return None
+        if verdict.behavior == "deny":
+            return PermissionDeny(message=verdict.message)
+        return PermissionAsk(message=verdict.message, hook_may_allow=False)
 
     def _read_outside(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | None:
         if tool_family(tool) != "file_read":

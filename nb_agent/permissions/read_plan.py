@@ -38,6 +38,8 @@ class ReadPlan:
     """The paths a call reads, or why they cannot be known before it runs."""
 
     reads: tuple[PathRead, ...] = ()
+    writes: tuple[Path, ...] = ()
+    """Files written by output redirections (listed only when asked for)."""
     unknown: str | None = None
     """Set when the reads cannot be listed statically (a path computed at run time, git
     outside the project's repository, ``xargs`` reading paths from its input, ...)."""

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from nb_agent.permissions.read_plan import PathRead, ReadKind, ReadPlan
 from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
-from nb_agent.tools.bash.git_repo import git_run_problem
-from nb_agent.tools.bash.parse import Loop
+from nb_agent.tools.bash.git_repo import discover_repository, git_run_problem
+from nb_agent.tools.bash.parse import Loop, Redirect
 from nb_agent.tools.bash.parse_words import Word
 from nb_agent.tools.bash.read_only import READ_ONLY_WRAPPERS
 
@@ -50,6 +50,23 @@ _NON_PATH_LONG = frozenset(
 )
 _RECURSIVE_GREP = re.compile(r"-[A-Za-z]*[rR][A-Za-z]*|--recursive|--dereference-recursive|--directories=recurse|-drecurse")
 _MAX_GLOB_MATCHES = 2000
+# Subcommands that print file contents (or search them: `log -G`); `status`, `branch`,
+# `ls-files`, `rev-parse`... print names and hashes only.
+_GIT_CONTENT_SUBCOMMANDS = frozenset(
+    "log show diff diff-tree diff-index diff-files blame annotate whatchanged range-diff "
+    "cat-file grep reflog stash format-patch archive".split()
+)
+# `git log` options that print commit metadata, never file contents (an allow-list:
+# -p, -G, -S, -L, --word-diff... print or search contents).
+_GIT_LOG_LISTING = frozenset(
+    "--oneline --graph --decorate --no-decorate --all --branches --tags --remotes --no-merges "
+    "--merges --reverse --abbrev-commit --no-abbrev-commit --date --format --pretty --stat "
+    "--shortstat --numstat --name-only --name-status --max-count --skip --since --after "
+    "--until --before --author --committer --first-parent --topo-order --date-order "
+    "--no-color --color --relative-date -n".split()
+)
+_GIT_WIDENING = ("--follow", "-C", "--find-copies", "--find-copies-harder", "--textconv", "--no-index")
+_WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 _SIMPLE_VARIABLE = re.compile(r'"?\$(?:\{)?([A-Za-z_][A-Za-z0-9_]*)(?:\})?"?')
 
 
@@ -65,6 +82,7 @@ class _Scope:
     env: Mapping[str, str]
     loops: dict[str, Loop]
     reads: list[PathRead] = field(default_factory=list)
+    writes: list[PathRead] = field(default_factory=list)
 
 
 def bash_read_plan(
@@ -75,11 +93,13 @@ def bash_read_plan(
     home: Path,
     env: Mapping[str, str] | None = None,
     parts: Sequence[CommandPart] | None = None,
+    with_writes: bool = False,
 ) -> ReadPlan:
     """The reads of ``parts`` (default: every part) of a read-only command line.
 
     ``cwd`` is where the command starts; ``project_dir`` the session's starting directory
-    (git is judged against its repository).
+    (git is judged against its repository). ``with_writes`` also lists the literal
+    targets of output redirections (``> x``, ``>> x``, ``&> x``) as ``writes``.
     """
     env = os.environ if env is None else env
     selected = {id(part) for part in (analysis.parts if parts is None else parts)}
@@ -96,18 +116,28 @@ def bash_read_plan(
             if name == "git":
                 if problem := git_run_problem(scope.cwds, project_dir=project_dir, env=env):
                     raise _Unknown(problem)
+                if git_prints_repository(argv[1:]):
+                    _add_work_trees(scope)
             if name == "xargs":
                 raise _Unknown("xargs passes paths it reads from its input")
             _command_reads(scope, name, argv[1:])
-            for redirect in part.simple.redirects:
-                if redirect.operator == "<" and redirect.target is not None:
-                    _add_word(scope, redirect.target, "file")
-        for redirect in analysis.parsed.redirects:  # `{ ...; } < file` too
-            if redirect.operator == "<" and redirect.target is not None:
-                _add_word(scope, redirect.target, "file")
+            _add_redirects(scope, part.simple.redirects, with_writes=with_writes)
+        _add_redirects(scope, analysis.parsed.redirects, with_writes=with_writes)  # `{ ...; } < file` too
     except _Unknown as unknown:
         return ReadPlan(unknown=str(unknown))
-    return ReadPlan(reads=tuple(dict.fromkeys(scope.reads)))
+    writes = tuple(dict.fromkeys(write.path for write in scope.writes))
+    return ReadPlan(reads=tuple(dict.fromkeys(scope.reads)), writes=writes)
+
+
+def _add_redirects(scope: _Scope, redirects: Iterable[Redirect], *, with_writes: bool) -> None:
+    for redirect in redirects:
+        target = redirect.target
+        if target is None:
+            continue
+        if redirect.operator in ("<", "<>"):
+            _add_word(scope, target, "file")
+        if with_writes and redirect.operator in _WRITE_OPERATORS and not target.value.isdigit():
+            _add_word(scope, target, "file", into=scope.writes)
 
 
 def _command_argv(part: CommandPart) -> tuple[Word, ...]:
@@ -185,16 +215,62 @@ def _program_operand(name: str, args: Sequence[Word]) -> int | None:
     return None
 
 
+def git_prints_repository(args: Sequence[Word]) -> bool:
+    """Can ``git <args>`` print the contents of files it was not given as literal paths
+    (``git log -p``, ``git show HEAD``, ``git diff``, ``git grep x``, ``git cat-file -p
+    SHA``, a search such as ``log -G``)? Yes unless its pathspecs, after ``--``, are all
+    plain literal paths (they are then read like any operand); ``blame`` / ``annotate``
+    print only the file they name."""
+    index = 0
+    while index < len(args) and args[index].may_be_option:
+        index += 1
+    if index == len(args):
+        return False
+    subcommand = args[index]
+    if not subcommand.is_literal:
+        return True
+    rest = args[index + 1 :]
+    if subcommand.value not in _GIT_CONTENT_SUBCOMMANDS:
+        return False
+    if any(not word.is_literal or word.value.startswith(_GIT_WIDENING) for word in rest):
+        return True  # a computed word, or history following renames / other files
+    if subcommand.value in ("blame", "annotate"):
+        return False
+    if subcommand.value in ("log", "reflog") and all(_git_log_lists_only(word.value) for word in rest):
+        return False  # `git log --oneline -5`: commit messages, no file contents
+    words = [word.value for word in rest]
+    if "--" not in words:
+        return True
+    pathspecs = words[words.index("--") + 1 :]
+    return not pathspecs or any(spec.startswith(":") or any(c in spec for c in "*?[") for spec in pathspecs)
+
+
+def _git_log_lists_only(word: str) -> bool:
+    if not word.startswith("-") or word == "--":
+        return True  # a revision, a path or a value: without a content option, log lists commits
+    name = word.partition("=")[0]
+    return name in _GIT_LOG_LISTING or word[1:].isdigit()
+
+
+def _add_work_trees(scope: _Scope) -> None:
+    """The whole work tree of the repository git uses (it may lie above the cwd)."""
+    _add_cwds(scope, "tree")
+    for cwd in scope.cwds:
+        found = discover_repository(Path(os.path.realpath(cwd)))
+        if found is not None and found.work_tree is not None:
+            scope.reads.append(PathRead(path=found.work_tree, kind="tree"))
+
+
 def _add_cwds(scope: _Scope, kind: ReadKind) -> None:
     if not scope.cwd_known:
         raise _Unknown("the command changes to a directory that is not known before it runs")
     scope.reads.extend(PathRead(path=cwd, kind=kind) for cwd in scope.cwds)
 
 
-def _add_word(scope: _Scope, word: Word, kind: ReadKind) -> None:
+def _add_word(scope: _Scope, word: Word, kind: ReadKind, *, into: list[PathRead] | None = None) -> None:
     for text in _path_texts(scope, word):
         for candidate in _spellings(text):
-            _add_path(scope, candidate, kind)
+            _add_path(scope, candidate, kind, into=scope.reads if into is None else into)
 
 
 def _path_texts(scope: _Scope, word: Word) -> list[str]:
@@ -259,7 +335,7 @@ def _spellings(text: str) -> Iterable[str]:
         yield text.partition(":")[2]
 
 
-def _add_path(scope: _Scope, text: str, kind: ReadKind) -> None:
+def _add_path(scope: _Scope, text: str, kind: ReadKind, *, into: list[PathRead]) -> None:
     if not text or text == "-":
         return
     if text.startswith("~"):
@@ -271,7 +347,7 @@ def _add_path(scope: _Scope, text: str, kind: ReadKind) -> None:
         read_kind: ReadKind = kind
         if kind == "file" and path.is_dir():
             read_kind = "tree"  # a content reader given a directory may read all of it
-        scope.reads.append(PathRead(path=path, kind=read_kind))
+        into.append(PathRead(path=path, kind=read_kind))
 
 
 def _resolve(text: str, cwd: Path, home: Path) -> Path:

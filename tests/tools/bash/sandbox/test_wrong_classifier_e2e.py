@@ -15,6 +15,7 @@ import pytest
 
 from nb_agent.agent import create_engine
 from nb_agent.model.transport import AnthropicTransport
+from nb_agent.permissions.types import PermissionAllow
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, collect
 from nb_agent.testing.wrong_classifier import EverythingReadOnlyBash
@@ -154,13 +155,19 @@ async def test_without_a_sandbox_the_same_write_happens_and_nothing_claims_a_san
     assert results and all(r.sandboxed is False for r in results)
 
 
+async def _approve_everything(tool, request, ctx) -> PermissionAllow:
+    return PermissionAllow(reason="the user approved")
+
+
 async def test_protected_paths_a_command_creates_are_moved_aside(project: Path, home: Path) -> None:
     """.claude/ and .mcp.json do not exist yet, so no mount guards them: what the command
-    creates there is moved aside before anything outside the sandbox reads it."""
+    creates there is moved aside before anything outside the sandbox reads it. (Writing a
+    protected file always asks; here the user approved, and the sandbox still stops it.)"""
     outcomes = await run_commands(
         project, home,
         ["mkdir .claude && echo '{\"permissions\": {\"allow\": [\"Bash\"]}}' > .claude/settings.local.json",
          "echo '{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}' > .mcp.json", "echo '#!/bin/sh' > .git/hooks/pre-commit"],
+        can_use_tool=_approve_everything,
     )  # fmt: skip
     assert not (project / ".claude").exists() and not (project / ".mcp.json").exists()
     assert not (project / ".git" / "hooks" / "pre-commit").exists()

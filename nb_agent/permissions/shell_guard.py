@@ -1,0 +1,84 @@
+"""Checks on a Bash command that no mode and no allow rule skips (issue 11, 7 and 9).
+
+Read deny rules and protected files hold in every mode, ``bypassPermissions`` and an
+allow rule such as ``Bash(cat:*)`` included (as the file checks of Claude Code's Bash
+tool do):
+
+* a command naming a file that a ``Read`` deny rule denies is denied (``cat .env``,
+  ``cp .env x``, ``sudo cat .env``, ``< .env``, a glob that matches it);
+* a command reading a whole directory tree in which a ``Read`` deny rule denies files
+  asks (``grep -r key .``);
+* a command writing a protected file asks: an output redirection to it, or a command
+  that is not read-only naming it (``tee -a ~/.bashrc``, ``cp x .git/hooks/pre-commit``).
+
+A part whose paths are computed when it runs (``cat "$f"``, ``xargs cat``) cannot be
+listed here. In the modes that ask for it anyway nothing changes; in
+``bypassPermissions`` it runs (the sandbox, when on, hides the files Read deny rules name).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nb_agent.permissions.paths import candidate_paths
+from nb_agent.permissions.protected import protected_reason
+from nb_agent.permissions.read_plan import ReadVerdict, rule_may_match_below
+
+if TYPE_CHECKING:
+    from nb_agent.permissions.fast_path import ReadScope
+    from nb_agent.tools.bash.command_parts import CommandPart
+
+__all__ = ["shell_guard"]
+
+# They name files without reading what is in them.
+_NO_CONTENT = frozenset("rm rmdir mkdir touch chmod chown chgrp unlink".split())
+
+
+def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdict | None:
+    """Deny, or an ask no mode skips, for ``command``; ``None`` when neither applies."""
+    from nb_agent.tools.bash.command_parts import analyse_command
+    from nb_agent.tools.bash.read_only import part_is_read_only
+    from nb_agent.tools.bash.read_scope import bash_read_plan
+
+    analysis = analyse_command(command)
+    asks: list[str] = []
+    for part in analysis.parts:
+        plan = bash_read_plan(
+            analysis, cwd=scope.cwd, project_dir=scope.anchor, home=scope.home, parts=[part], with_writes=True
+        )
+        if plan.unknown is not None:
+            continue  # see the module docstring
+        reads_content = _program(part) not in _NO_CONTENT
+        may_write = not part_is_read_only(part)
+        for read in plan.reads:
+            if reads_content and (rule := scope.matching_rule(read.path, "deny")):
+                return ReadVerdict(
+                    behavior="deny", message=f"{tool_name} would read {_shown(read.path)}, which the rule {rule} denies."
+                )
+            if read.kind == "tree" and (rule := _tree_deny(scope, read.path)):
+                asks.append(f"it would read everything under {_shown(read.path)}, where the rule {rule} denies some files")
+            if may_write and (reason := protected_reason(read.path)):
+                asks.append(f"it may change {_shown(read.path)}: {reason}")
+        for path in plan.writes:
+            if reason := protected_reason(path):
+                asks.append(f"it writes {_shown(path)}: {reason}")
+    if not asks:
+        return None
+    return ReadVerdict(behavior="ask", message=f"{tool_name}: " + "; ".join(dict.fromkeys(asks[:3])) + ". This always needs approval.")
+
+
+def _program(part: CommandPart) -> str | None:
+    argv = part.unwrapped.layers[-1]
+    return argv[0].value.rsplit("/", 1)[-1] if argv and argv[0].is_literal else None
+
+
+def _tree_deny(scope: ReadScope, directory: Path) -> str | None:
+    for behavior, text, anchor, pattern in scope.tree_rules():
+        if behavior == "deny" and rule_may_match_below(directory, anchor=anchor, pattern=pattern):
+            return text
+    return None
+
+
+def _shown(path: Path) -> str:
+    return str(candidate_paths(path)[0])
