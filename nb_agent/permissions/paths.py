@@ -152,11 +152,20 @@ def candidate_paths(path: Path) -> tuple[Path, ...]:
     """
     found: list[Path] = []
     normal = os.path.normpath(path)
-    for text in (normal, os.path.realpath(path), os.path.realpath(normal)):
+    for text in (normal, _realpath(path), _realpath(normal)):
         candidate = Path(text)
         if candidate not in found:
             found.append(candidate)
     return tuple(found)
+
+
+def _realpath(path: Path | str) -> str:
+    # A link this process may not follow (``/proc/1/root``: EACCES) is opened by the
+    # command as the same user and fails the same way: its spelling as written stands.
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return os.path.normpath(path)
 
 
 def is_within(path: Path, directories: list[Path] | tuple[Path, ...]) -> bool:

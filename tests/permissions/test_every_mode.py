@@ -196,3 +196,10 @@ def test_the_sandbox_auto_allows_only_what_rules_and_protection_leave(world: dic
     ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=world["project"]),
                          options={SANDBOX_OPTION: sandbox})
     assert isinstance(asyncio.run(policy.decide(BASH, disabled, ctx)), PermissionAsk)
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+def test_a_path_that_cannot_be_looked_at_is_judged_not_a_crash(world: dict[str, Path], mode: str) -> None:
+    # /proc/1/root is unreadable to others: stat raises EACCES (it crashed the decision)
+    decision = decide(world, "cat /proc/1/root/etc/shadow", mode=mode, **DENY_ENV)
+    assert isinstance(decision, PermissionAsk if mode == "default" else PermissionAllow), decision

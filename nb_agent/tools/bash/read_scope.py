@@ -345,9 +345,17 @@ def _add_path(scope: _Scope, text: str, kind: ReadKind, *, into: list[PathRead])
     for cwd in scope.cwds:
         path = _resolve(text, cwd, scope.home)
         read_kind: ReadKind = kind
-        if kind == "file" and path.is_dir():
+        if kind == "file" and _maybe_directory(path):
             read_kind = "tree"  # a content reader given a directory may read all of it
         into.append(PathRead(path=path, kind=read_kind))
+
+
+def _maybe_directory(path: Path) -> bool:
+    """A directory, or a path that cannot be looked at (``/proc/1/root/...``: EACCES)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return True
 
 
 def _resolve(text: str, cwd: Path, home: Path) -> Path:
