@@ -197,24 +197,26 @@ def test_the_runs_card_goes_to_each_cell_and_reverts_all_of_the_runs_edits(lab, 
         Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "## About x", "cell_type": "markdown", "edit_mode": "insert"})]),
         Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[2], "new_source": "y = x + 1"})]),
         Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[0], "edit_mode": "delete"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[2], "edit_mode": "move", "before_cell_id": ids[1]})]),
     ])  # fmt: skip
     nb.wait_executed(3)  # the agent cell: one inserted above it, one deleted
-    assert ids[0] not in nb.ids() and nb.sources()[:3] == ["x = 1", "## About x", "y = x + 1"]
+    assert ids[0] not in nb.ids() and nb.sources()[:3] == ["y = x + 1", "x = 1", "## About x"]
+    assert nb.ids()[:2] == [ids[2], ids[1]]  # moved, with its id
     card = nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits:has(.nb-agent-revert)")
     card.wait_for(timeout=60_000)
     items = card.locator("li")
-    assert items.count() == 3 and "replaced cell" in items.nth(1).inner_text()
+    assert items.count() == 4 and "replaced cell" in items.nth(1).inner_text()
     items.nth(1).locator(".nb-agent-goto").click()  # "Go to cell" of the replace
     nb.wait_js("return live.panel.content.activeCell?.model.id === arg;", ids[2])
     card.locator(".nb-agent-revert").click()
     nb.wait_js("return live.panel.model.sharedModel.cells.length > 0 && live.panel.model.sharedModel.cells[0].getId() === arg;", ids[0])
     assert nb.ids()[:4] == ids[:4] and nb.sources()[:4] == sources[:4], (nb.ids(), nb.sources())
-    assert "Reverted 3 of 3 edits" in card.locator(".nb-agent-revert-outcome").inner_text()
+    assert "Reverted 4 of 4 edits" in card.locator(".nb-agent-revert-outcome").inner_text()
     # the whole revert is one undo step: undo brings the agent's edits back
     nb.cell(0).locator(".jp-InputPrompt").click()
     nb.page.keyboard.press("z")
     nb.wait_js("return live.panel.model.sharedModel.cells.some(c => c.getSource() === 'y = x + 1');")
-    assert ids[0] not in nb.ids() and nb.sources()[:3] == ["x = 1", "## About x", "y = x + 1"]
+    assert ids[0] not in nb.ids() and nb.sources()[:3] == ["y = x + 1", "x = 1", "## About x"]
 
 
 def test_the_agents_code_becomes_cells_below_the_agent_cell_in_order(lab, new_page):

@@ -95,6 +95,20 @@ def test_delete_and_change_type_by_index_id(tmp_path, nb):
     assert [c.cell_type for c in notebook.cells] == ["markdown", "markdown"]
 
 
+def test_move_after_or_before_a_cell_keeps_ids_and_outputs(tmp_path, nb):
+    h = Harness(tmp_path)
+    h.read(nb)
+    title, x, show = _ids(nb)
+    assert h.edit(notebook_path=str(nb), cell_id=x, edit_mode="move", after_cell_id=show) == f"Moved cell {x} after cell {show}"
+    assert _ids(nb) == [title, show, x]
+    h.edit(notebook_path=str(nb), cell_id=x, edit_mode="move", before_cell_id=title)
+    h.edit(notebook_path=str(nb), cell_id="cell-2", edit_mode="move", before_cell_id="cell-1")  # by index: print(x) up one
+    notebook = nbformat.read(nb, as_version=4)
+    nbformat.validate(notebook)
+    assert _ids(nb) == [x, show, title]
+    assert notebook.cells[0].outputs[0]["text"] == "hi\n" and notebook.cells[0].execution_count == 1
+
+
 def test_old_notebooks_without_ids_stay_without_ids(tmp_path):
     path = _make_notebook(tmp_path / "old.ipynb", minor=4)
     h = Harness(tmp_path)
@@ -125,6 +139,11 @@ def test_must_read_first_and_refuses_a_changed_file(tmp_path, nb):
         ({"cell_id": "cell-9", "new_source": "x"}, "Cell with index 9 does not exist"),
         ({"new_source": "x", "edit_mode": "insert"}, "Cell type is required"),
         ({"new_source": "x"}, "Cell ID must be specified"),
+        ({"cell_id": "cell-0", "edit_mode": "move"}, "exactly one of after_cell_id and before_cell_id"),
+        ({"cell_id": "cell-0", "edit_mode": "move", "after_cell_id": "cell-1", "before_cell_id": "cell-2"}, "exactly one of"),
+        ({"cell_id": "cell-0", "edit_mode": "move", "after_cell_id": "cell-0"}, "next to itself"),
+        ({"cell_id": "cell-0", "edit_mode": "move", "after_cell_id": "nowhere"}, 'Cell with ID "nowhere" not found'),
+        ({"cell_id": "cell-0", "new_source": "x", "after_cell_id": "cell-1"}, "only for edit_mode=move"),
     ],
 )
 def test_invalid_edits_are_refused(tmp_path, nb, input, message):

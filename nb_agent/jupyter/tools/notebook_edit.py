@@ -1,4 +1,4 @@
-"""NotebookEdit: replace, insert or delete one cell of a ``.ipynb`` file (Claude Code's tool).
+"""NotebookEdit: replace, insert, delete or move one cell of a ``.ipynb`` file (Claude Code's tool).
 
 Like Edit, it needs a prior full Read of the notebook (the session's file-state cache)
 and refuses a notebook that changed on disk since. The result stays valid nbformat,
@@ -53,8 +53,14 @@ class NotebookEditInput(BaseModel):
         default=None,
         description="The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required.",
     )
-    edit_mode: Literal["replace", "insert", "delete"] = Field(
-        default="replace", description="The type of edit to make (replace, insert, delete). Defaults to replace."
+    edit_mode: Literal["replace", "insert", "delete", "move"] = Field(
+        default="replace", description="The type of edit to make (replace, insert, delete, move). Defaults to replace."
+    )
+    after_cell_id: str | None = Field(
+        default=None, description="For edit_mode=move: move the cell right after the cell with this ID (cell-N works too)."
+    )
+    before_cell_id: str | None = Field(
+        default=None, description="For edit_mode=move: move the cell right before the cell with this ID (cell-N works too)."
     )
 
 
@@ -67,9 +73,13 @@ class NotebookEditResult(BaseModel):
     cell_type: str | None
     new_source: str
     note: str | None = None
+    moved_to: str | None = None
+    """For a move: ``after cell X`` or ``before cell X``."""
 
     def to_text(self) -> str:
-        if self.edit_mode == "delete":
+        if self.edit_mode == "move":
+            text = f"Moved cell {self.cell_id} {self.moved_to}"
+        elif self.edit_mode == "delete":
             text = f"Deleted cell {self.cell_id}"
         elif self.edit_mode == "insert":
             text = f"Inserted cell {self.cell_id} with {self.new_source}"
@@ -167,6 +177,8 @@ def _new_cell(notebook: Any, cell_type: str, source: str) -> Any:
 def apply_edit(notebook: Any, input: NotebookEditInput) -> tuple[str | None, str | None]:
     """Edit ``notebook`` in place; returns ``(cell id or cell-N, cell type)``."""
     mode = input.edit_mode
+    if mode == "move":
+        return _move(notebook, input)
     if mode == "insert":
         assert input.cell_type is not None
         index = 0 if input.cell_id is None else find_cell(notebook, input.cell_id) + 1
@@ -192,6 +204,28 @@ def apply_edit(notebook: Any, input: NotebookEditInput) -> tuple[str | None, str
             cell["execution_count"] = None
             cell["outputs"] = []
     return label, target_type
+
+
+def _move(notebook: Any, input: NotebookEditInput) -> tuple[str | None, str | None]:
+    assert input.cell_id is not None
+    index = find_cell(notebook, input.cell_id)
+    label = _cell_label(notebook, index)
+    target = input.before_cell_id or input.after_cell_id
+    assert target is not None
+    target_index = find_cell(notebook, target)  # cell-N counts in the notebook before the move
+    if target_index == index:
+        raise ToolError(f"Cell {label} cannot be moved next to itself; give another cell as the target.")
+    anchor = notebook.cells[target_index]
+    cell = notebook.cells.pop(index)
+    at = next(i for i, c in enumerate(notebook.cells) if c is anchor)
+    notebook.cells.insert(at if input.before_cell_id else at + 1, cell)
+    return label, cell.get("cell_type")
+
+
+def _moved_to(input: NotebookEditInput) -> str | None:
+    if input.edit_mode != "move":
+        return None
+    return f"before cell {input.before_cell_id}" if input.before_cell_id else f"after cell {input.after_cell_id}"
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -229,7 +263,7 @@ def _serialize(notebook: Any) -> str:
 
 
 _PROMPT = """\
-Completely replaces the contents of a specific cell in a Jupyter notebook (.ipynb file) with new source. Jupyter notebooks are interactive documents that combine code, text, and visualizations, commonly used for data analysis and scientific computing. The notebook_path parameter must be an absolute path, not a relative path. The cell_id is the ID of the cell to edit, as the Read tool shows it (cell-N, 0-based, for cells without an id). Use edit_mode=insert to add a new cell after the cell with cell_id (or at the beginning without cell_id); cell_type is then required. Use edit_mode=delete to delete the cell with cell_id.
+Completely replaces the contents of a specific cell in a Jupyter notebook (.ipynb file) with new source. Jupyter notebooks are interactive documents that combine code, text, and visualizations, commonly used for data analysis and scientific computing. The notebook_path parameter must be an absolute path, not a relative path. The cell_id is the ID of the cell to edit, as the Read tool shows it (cell-N, 0-based, for cells without an id). Use edit_mode=insert to add a new cell after the cell with cell_id (or at the beginning without cell_id); cell_type is then required. Use edit_mode=delete to delete the cell with cell_id. Use edit_mode=move to move the cell with cell_id (it keeps its id and outputs) right after the cell after_cell_id or right before the cell before_cell_id.
 You must Read the notebook before editing it. Editing a code cell clears its outputs. To run code in the user's kernel use ExecuteCode instead."""
 
 
@@ -272,6 +306,10 @@ class NotebookEdit(Tool[NotebookEditInput]):
             return ValidationResult.failed("Cell type is required when using edit_mode=insert.")
         if input.edit_mode != "insert" and not input.cell_id:
             return ValidationResult.failed("Cell ID must be specified when not inserting a new cell.")
+        if input.edit_mode == "move" and (input.after_cell_id is None) == (input.before_cell_id is None):
+            return ValidationResult.failed("With edit_mode=move, give exactly one of after_cell_id and before_cell_id.")
+        if input.edit_mode != "move" and (input.after_cell_id is not None or input.before_cell_id is not None):
+            return ValidationResult.failed("after_cell_id and before_cell_id are only for edit_mode=move.")
         return ValidationResult.passed()
 
     async def call(self, input: NotebookEditInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
@@ -286,8 +324,9 @@ class NotebookEdit(Tool[NotebookEditInput]):
         from nb_agent.jupyter.live.run import LIVE_NOTE, UNCONFIRMED_NOTE
 
         cell_id, cell_type, record = await live.notebook_edit(
-            cell_id=input.cell_id, new_source=input.new_source, cell_type=input.cell_type, edit_mode=input.edit_mode
-        )
+            cell_id=input.cell_id, new_source=input.new_source, cell_type=input.cell_type, edit_mode=input.edit_mode,
+            after_cell_id=input.after_cell_id, before_cell_id=input.before_cell_id,
+        )  # fmt: skip
         return NotebookEditResult(
             notebook_path=os.fspath(path),
             edit_mode=input.edit_mode,
@@ -295,6 +334,7 @@ class NotebookEdit(Tool[NotebookEditInput]):
             cell_type=cell_type,
             new_source=input.new_source,
             note=LIVE_NOTE if record.status == "applied" else UNCONFIRMED_NOTE,
+            moved_to=_moved_to(input),
         )
 
     def _edit(self, path: Path, input: NotebookEditInput, session: ToolSession) -> NotebookEditResult:
@@ -317,6 +357,7 @@ class NotebookEdit(Tool[NotebookEditInput]):
             cell_type=cell_type,
             new_source=input.new_source,
             note=note,
+            moved_to=_moved_to(input),
         )
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:

@@ -135,3 +135,25 @@ def test_what_the_user_changed_mid_run_reaches_the_next_turn_once(live_case, req
     kernel.server.script.add(Reply(content=[text("fine")]))
     case.run_agent(page, "and now?")
     assert "typed while the agent worked" not in last_user_text(requests_since()[-1])
+
+
+def test_move_keeps_the_id_and_refuses_the_running_and_the_agent_cell(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    a, b = case.cells[0]["id"], case.cells[1]["id"]
+    page.find(a)["running"] = True
+    edit = {"notebook_path": str(case.path), "edit_mode": "move"}
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
+        Reply(content=[tool_use("NotebookEdit", {**edit, "cell_id": b, "before_cell_id": a})]),
+        Reply(content=[tool_use("NotebookEdit", {**edit, "cell_id": a, "after_cell_id": case.agent_id})]),
+        Reply(content=[tool_use("NotebookEdit", {**edit, "cell_id": case.agent_id, "before_cell_id": b})]),
+        Reply(content=[text("Done.")]),
+    )
+    run = case.run_agent(page, "put b first")
+    assert run.status == "ok", run.errors
+    requests = requests_since()
+    assert f"Moved cell {b} before cell {a}" in tool_results(requests[2])[0]
+    assert "is running" in tool_results(requests[3])[0]
+    assert "running you" in tool_results(requests[4])[0]
+    assert page.ids() == [b, a, case.agent_id] and page.find(b)["source"] == UNSAVED and len(page.applied) == 1
