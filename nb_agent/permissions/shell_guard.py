@@ -6,8 +6,9 @@ tool do):
 
 * a command naming a file that a ``Read`` deny rule denies is denied (``cat .env``,
   ``cp .env x``, ``sudo cat .env``, ``< .env``, a glob that matches it);
-* a command reading a whole directory tree in which a ``Read`` deny rule denies files
-  asks (``grep -r key .``);
+* a command reading a file a ``Read`` ask rule covers, or a whole directory tree in
+  which a ``Read`` deny or ask rule covers files, asks (``grep -r key .``), and a hook's
+  "allow" does not answer that ask (as for an ask rule on Read itself);
 * a command writing a protected file asks: an output redirection to it, or a command
   that is not read-only naming it (``tee -a ~/.bashrc``, ``cp x .git/hooks/pre-commit``).
 
@@ -56,8 +57,12 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdic
                 return ReadVerdict(
                     behavior="deny", message=f"{tool_name} would read {_shown(read.path)}, which the rule {rule} denies."
                 )
-            if read.kind == "tree" and (rule := _tree_deny(scope, read.path)):
-                asks.append(f"it would read everything under {_shown(read.path)}, where the rule {rule} denies some files")
+            if reads_content and (rule := scope.matching_rule(read.path, "ask")):
+                asks.append(f"it would read {_shown(read.path)}, and the rule {rule} asks")
+            if read.kind == "tree" and (found := _tree_rule(scope, read.path)):
+                behavior, rule = found
+                verb = "denies" if behavior == "deny" else "asks for"
+                asks.append(f"it would read everything under {_shown(read.path)}, where the rule {rule} {verb} some files")
             if may_write and (reason := protected_reason(read.path)):
                 asks.append(f"it may change {_shown(read.path)}: {reason}")
         for path in plan.writes:
@@ -73,11 +78,14 @@ def _program(part: CommandPart) -> str | None:
     return argv[0].value.rsplit("/", 1)[-1] if argv and argv[0].is_literal else None
 
 
-def _tree_deny(scope: ReadScope, directory: Path) -> str | None:
-    for behavior, text, anchor, pattern in scope.tree_rules():
-        if behavior == "deny" and rule_may_match_below(directory, anchor=anchor, pattern=pattern):
-            return text
-    return None
+def _tree_rule(scope: ReadScope, directory: Path) -> tuple[str, str] | None:
+    """The Read deny rule (else ask rule) that may match something below ``directory``."""
+    found = [
+        (behavior, text)
+        for behavior, text, anchor, pattern in scope.tree_rules()
+        if rule_may_match_below(directory, anchor=anchor, pattern=pattern)
+    ]
+    return min(found, key=lambda item: item[0] != "deny") if found else None
 
 
 def _shown(path: Path) -> str:

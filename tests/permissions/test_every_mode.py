@@ -203,3 +203,36 @@ def test_a_path_that_cannot_be_looked_at_is_judged_not_a_crash(world: dict[str, 
     # /proc/1/root is unreadable to others: stat raises EACCES (it crashed the decision)
     decision = decide(world, "cat /proc/1/root/etc/shadow", mode=mode, **DENY_ENV)
     assert isinstance(decision, PermissionAsk if mode == "default" else PermissionAllow), decision
+
+
+# Commands that take the names of the files they read from a file or their input: the
+# reads cannot be listed, so they are never read-only (sort prints what the list names).
+NAMES_FROM_A_FILE = [
+    "sort --files0-from=list",
+    "sort --files0-from list notes.txt",
+    "sort --files0=list",
+    "sort --fil=list",
+    "wc --files0-from=list",
+    "du --files0-from=list",
+    "echo .env | xargs cat",
+    "xargs -a list cat",
+]
+
+
+@pytest.mark.parametrize("command", NAMES_FROM_A_FILE)
+def test_paths_read_from_a_file_ask(world: dict[str, Path], command: str) -> None:
+    (world["project"] / "list").write_text(str(world["project"] / ".env") + "\0")
+    assert isinstance(decide(world, command), PermissionAsk), command
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+@pytest.mark.parametrize("command", ["env cat .env", "command cat .env", "env -i A=1 cat .env", "nohup cat .env"])
+def test_wrappers_do_not_hide_a_denied_file(world: dict[str, Path], command: str, mode: str) -> None:
+    assert isinstance(decide(world, command, mode=mode, **DENY_ENV), PermissionDeny)
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+@pytest.mark.parametrize("command", ["cat notes.txt", "grep -r x .", "cp notes.txt x", "git diff"])
+def test_a_read_ask_rule_asks_for_bash_in_every_mode(world: dict[str, Path], command: str, mode: str) -> None:
+    decision = decide(world, command, mode=mode, ask=["Read(./notes.txt)"])
+    assert isinstance(decision, PermissionAsk) and not decision.hook_may_allow, decision

@@ -23,7 +23,6 @@ from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
 from nb_agent.tools.bash.git_repo import discover_repository, git_run_problem
 from nb_agent.tools.bash.parse import Loop, Redirect
 from nb_agent.tools.bash.parse_words import Word
-from nb_agent.tools.bash.read_only import READ_ONLY_WRAPPERS
 
 __all__ = ["bash_read_plan"]
 
@@ -118,8 +117,10 @@ def bash_read_plan(
                     raise _Unknown(problem)
                 if git_prints_repository(argv[1:]):
                     _add_work_trees(scope)
-            if name == "xargs":
+            if name == "xargs" or "xargs" in part.unwrapped.wrappers:
                 raise _Unknown("xargs passes paths it reads from its input")
+            if any(word.is_literal and _reads_names_from_file(word.value) for word in argv[1:]):
+                raise _Unknown(f"{name} reads the names of the files it reads from a file")
             _command_reads(scope, name, argv[1:])
             _add_redirects(scope, part.simple.redirects, with_writes=with_writes)
         _add_redirects(scope, analysis.parsed.redirects, with_writes=with_writes)  # `{ ...; } < file` too
@@ -141,12 +142,16 @@ def _add_redirects(scope: _Scope, redirects: Iterable[Redirect], *, with_writes:
 
 
 def _command_argv(part: CommandPart) -> tuple[Word, ...]:
-    """The argv past the scheduling wrappers the classifier looks through."""
-    unwrapped = part.unwrapped
-    count = 0
-    while count < len(unwrapped.wrappers) and unwrapped.wrappers[count] in READ_ONLY_WRAPPERS:
-        count += 1
-    return unwrapped.layers[min(count, len(unwrapped.layers) - 1)]
+    """The argv past every wrapper peeled (``sudo cat x`` reads ``x``; a wrapper whose
+    options were not understood stays, and its words are all taken as paths)."""
+    return part.unwrapped.layers[-1]
+
+
+def _reads_names_from_file(option: str) -> bool:
+    """``--files0-from=LIST`` (sort, wc, du; any unambiguous abbreviation such as
+    ``--files0``), ``--files-from``: the paths come from a file's contents."""
+    name = option.partition("=")[0]
+    return len(name) >= 5 and ("--files0-from".startswith(name) or "--files-from".startswith(name))
 
 
 def _change_directory(scope: _Scope, name: str, args: Sequence[Word]) -> None:
