@@ -9,6 +9,8 @@ tool do):
 * a command reading a file a ``Read`` ask rule covers, or a whole directory tree in
   which a ``Read`` deny or ask rule covers files, asks (``grep -r key .``), and a hook's
   "allow" does not answer that ask (as for an ask rule on Read itself);
+* with a ``Bash(...)`` deny rule, a command whose program is computed when it runs
+  (``$RM x``, ``eval "$x"``, ``sh -c "$x"``) asks: the rule cannot be checked;
 * a command writing a protected file asks: an output redirection to it, or a command
   that is not read-only naming it (``tee -a ~/.bashrc``, ``cp x .git/hooks/pre-commit``).
 
@@ -28,12 +30,14 @@ from nb_agent.permissions.read_plan import ReadVerdict, rule_may_match_below
 
 if TYPE_CHECKING:
     from nb_agent.permissions.fast_path import ReadScope
-    from nb_agent.tools.bash.command_parts import CommandPart
+    from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
 
 __all__ = ["shell_guard"]
 
 # They name files without reading what is in them.
 _NO_CONTENT = frozenset("rm rmdir mkdir touch chmod chown chgrp unlink".split())
+# They run a command line given as arguments (a computed one hides what runs).
+_STRING_RUNNERS = frozenset("eval sh bash dash zsh ksh mksh ash su runuser script watch".split())
 
 
 def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdict | None:
@@ -44,6 +48,8 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdic
 
     analysis = analyse_command(command)
     asks: list[str] = []
+    if (rule := _shell_deny_rule(scope, tool_name)) and (hidden := _hidden_program(analysis)):
+        asks.append(f"{hidden}, which the rule {rule} cannot be checked against")
     for part in analysis.parts:
         plan = bash_read_plan(
             analysis, cwd=scope.cwd, project_dir=scope.anchor, home=scope.home, parts=[part], with_writes=True
@@ -71,6 +77,28 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdic
     if not asks:
         return None
     return ReadVerdict(behavior="ask", message=f"{tool_name}: " + "; ".join(dict.fromkeys(asks[:3])) + ". This always needs approval.")
+
+
+def _shell_deny_rule(scope: ReadScope, tool_name: str) -> str | None:
+    for rule in scope.rules:
+        if rule.behavior == "deny" and rule.tool_name == tool_name and rule.content is not None:
+            return rule.text
+    return None
+
+
+def _hidden_program(analysis: CommandAnalysis) -> str | None:
+    """Why what runs is not known before the line runs (``$RM x``, ``eval "$x"``)."""
+    if not analysis.parsed.analysable:
+        return "the command line could not be parsed with certainty"
+    for part in analysis.parts:
+        argv = part.unwrapped.layers[-1]
+        if not argv:
+            continue
+        if not argv[0].is_literal:
+            return f"the program {argv[0].raw} is computed when the line runs"
+        if argv[0].value.rsplit("/", 1)[-1] in _STRING_RUNNERS and not all(word.is_literal for word in argv[1:]):
+            return f"{argv[0].value} runs a command line computed when the line runs"
+    return None
 
 
 def _program(part: CommandPart) -> str | None:

@@ -236,3 +236,30 @@ def test_wrappers_do_not_hide_a_denied_file(world: dict[str, Path], command: str
 def test_a_read_ask_rule_asks_for_bash_in_every_mode(world: dict[str, Path], command: str, mode: str) -> None:
     decision = decide(world, command, mode=mode, ask=["Read(./notes.txt)"])
     assert isinstance(decision, PermissionAsk) and not decision.hook_may_allow, decision
+
+
+# A Bash deny rule reaches the command however it is run (family 6), in every mode.
+RUNS_RM = [
+    "watch rm x", "unbuffer rm x", "flock /tmp/l rm x", "flock -c 'rm x' /tmp/l", "strace rm x", "ltrace rm x",
+    "taskset 1 rm x", "chroot / rm x", "nsenter -t 1 rm x", "runuser -u me rm x", "runuser -u me -c 'rm x'",
+    "su -c 'rm x'", "script -c 'rm x'", "busybox rm x", "busybox sh -c 'rm x'", "parallel rm ::: x",
+    "systemd-run rm x", "find . -exec rm {} ;", "find . -execdir rm -f {} +", "coproc rm x", "sh -c 'rm x'",
+    "bash -lc 'rm x'", "bash -ec 'rm x'", "/bin/sh -c 'cd /; rm x'", "eval rm x", "eval 'rm x'", "env -S 'rm x'",
+    "env -S'rm x'", "env --split-string='rm x'", "sh -c \"sh -c 'rm x'\"", "xargs sh -c 'rm x'",
+    "RM=rm; $RM x", "x=rm $x x", "eval \"$cmd\"", "sh -c \"$cmd\"",
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+@pytest.mark.parametrize("command", RUNS_RM)
+def test_a_bash_deny_rule_is_not_run_around(world: dict[str, Path], command: str, mode: str) -> None:
+    decision = decide(world, command, mode=mode, deny=["Bash(rm:*)"])
+    if "$" in command:  # what runs is computed: the rule cannot be checked, so it asks
+        assert isinstance(decision, PermissionAsk) and not decision.hook_may_allow, decision
+    else:
+        assert isinstance(decision, PermissionDeny), decision
+
+
+@pytest.mark.parametrize("command", ["echo $(date)", "ls $HOME", "find . -name '*.pyc'", "grep -r rm src", "echo rm"])
+def test_a_bash_deny_rule_leaves_other_commands_alone(world: dict[str, Path], command: str) -> None:
+    assert isinstance(decide(world, command, mode="bypassPermissions", deny=["Bash(rm:*)"]), PermissionAllow)

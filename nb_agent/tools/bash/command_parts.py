@@ -20,6 +20,21 @@ from nb_agent.tools.bash.wrappers import Unwrapped, unwrap
 
 __all__ = ["CommandAnalysis", "CommandPart", "analyse_command", "words_text"]
 
+# Programs that run (part of) their argv as a command in ways :mod:`wrappers` does not
+# model: deny and ask rules are matched against every tail of their argv (`watch rm x`,
+# `flock f rm x`, `find . -exec rm {} ;`). Over-matching is the safe side for those rules.
+_COMMAND_RUNNERS = frozenset(
+    "watch unbuffer flock strace ltrace taskset chroot nsenter runuser su script busybox "
+    "parallel systemd-run firejail proot fakeroot valgrind catchsegv chronic caffeinate "
+    "nocache sg unshare dbus-run-session xvfb-run torsocks proxychains proxychains4 pkexec "
+    "find coproc".split()
+)
+# Programs whose option value (or joined arguments) is a command line of its own: it is
+# parsed and its parts are matched too (`sh -c 'rm x'`, `eval rm x`, `env -S 'rm x'`).
+_SHELLS = frozenset("sh bash dash zsh ksh mksh ash busybox".split())
+_COMMAND_STRING_OPTIONS = {"su": "-c", "runuser": "-c", "script": "-c", "flock": "-c"}
+_MAX_NESTING = 3
+
 # Control characters other than tab and newline: bash and tree-sitter may split them
 # differently, and no legitimate command needs them.
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -36,6 +51,8 @@ class CommandPart:
 
     simple: SimpleCommand
     unwrapped: Unwrapped
+    depth: int = 0
+    """How deep inside ``sh -c '…'`` / ``eval`` strings this part was found."""
 
     @property
     def argv(self) -> tuple[Word, ...]:
@@ -49,6 +66,9 @@ class CommandPart:
         if not self.unwrapped.complete:
             last = layers[-1]
             layers.extend(last[index:] for index in range(1, len(last)))
+        for layer in list(layers):
+            if layer and layer[0].is_literal and layer[0].value.rsplit("/", 1)[-1] in _COMMAND_RUNNERS:
+                layers.extend(layer[index:] for index in range(1, len(layer)))
         texts: list[str] = []
         for layer in layers:
             if not layer:
@@ -58,7 +78,18 @@ class CommandPart:
             head = layer[0]
             if head.is_literal and "/" in head.value:
                 texts.append(" ".join([head.value.rsplit("/", 1)[-1], words_text(layer[1:])]).strip())
+        texts.extend(self._nested_spellings(layers))
         return [text for text in dict.fromkeys(texts) if text]
+
+    def _nested_spellings(self, layers: list[tuple[Word, ...]]) -> list[str]:
+        texts: list[str] = []
+        if self.depth >= _MAX_NESTING:
+            return texts
+        for layer in layers:
+            for line in _command_strings(layer):
+                for part in analyse_command(line, depth=self.depth + 1).parts:
+                    texts.extend(part.spellings())
+        return texts
 
     def allow_spellings(self) -> list[str]:
         """Texts an allow rule may match: the command as written, and what it runs
@@ -95,10 +126,37 @@ class CommandAnalysis:
         )
 
 
+def _command_strings(layer: tuple[Word, ...]) -> list[str]:
+    """The literal command lines ``layer`` runs through a shell: ``sh -c STRING``,
+    ``su -c STRING``, ``eval WORDS``, ``env -S STRING``, ``watch WORDS``."""
+    if not layer or not layer[0].is_literal:
+        return []
+    name = layer[0].value.rsplit("/", 1)[-1]
+    args = layer[1:]
+    if name in ("eval", "watch"):
+        return [" ".join(word.value for word in args)] if args and all(word.is_literal for word in args) else []
+    found: list[str] = []
+    for index, word in enumerate(args):
+        if not word.is_literal:
+            continue
+        value = word.value
+        if name == "env" and value.startswith(("-S", "--split-string")):
+            inline = value[2:] if value.startswith("-S") else value.partition("=")[2]
+            nxt = args[index + 1] if index + 1 < len(args) else None
+            found.append(inline or (nxt.value if nxt is not None and nxt.is_literal else ""))
+        takes_string = (name in _SHELLS and value.startswith("-") and not value.startswith("--") and "c" in value) or (
+            _COMMAND_STRING_OPTIONS.get(name) == value or (name in ("su", "runuser") and value == "--command")
+        )
+        if takes_string and index + 1 < len(args) and args[index + 1].is_literal:
+            found.append(args[index + 1].value)
+    return [line for line in found if line.strip()]
+
+
 @lru_cache(maxsize=256)
-def analyse_command(command: str) -> CommandAnalysis:
+def analyse_command(command: str, *, depth: int = 0) -> CommandAnalysis:
     """Parse ``command`` once for every decision about it (cached: a permission check and
-    the executor ask about the same text several times)."""
+    the executor ask about the same text several times). ``depth`` counts the
+    ``sh -c`` strings this line was found in."""
     parsed = parse_command(command)
-    parts = tuple(CommandPart(simple=simple, unwrapped=unwrap(simple.argv)) for simple in parsed.commands)
+    parts = tuple(CommandPart(simple=simple, unwrapped=unwrap(simple.argv), depth=depth) for simple in parsed.commands)
     return CommandAnalysis(source=command, parsed=parsed, parts=parts)
