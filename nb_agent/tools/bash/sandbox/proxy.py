@@ -19,6 +19,8 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from nb_agent.permissions.domains import domain_matches
+
 __all__ = ["DomainProxy", "host_allowed"]
 
 _BLOCKED = "nb_agent sandbox: {host} is not in sandbox.network.allowedDomains"
@@ -26,16 +28,11 @@ _HEADER_LIMIT = 64 * 1024
 
 
 def host_allowed(host: str, allowed: Sequence[str]) -> bool:
-    """``example.com`` matches itself only; ``*.example.com`` matches its subdomains."""
-    host = host.lower().rstrip(".")
-    for entry in allowed:
-        entry = entry.lower().rstrip(".")
-        if entry.startswith("*."):
-            if host.endswith(entry[1:]) and host != entry[2:]:
-                return True
-        elif host == entry:
-            return True
-    return False
+    """``example.com`` matches itself only; ``*.example.com`` matches its subdomains. Both
+    sides are compared as ``WebFetch(domain:…)`` rules are (the same entries feed both):
+    case, trailing dot and IDNA spellings agree, IP addresses only match themselves and
+    never through a wildcard, and numeric spellings of an address match nothing."""
+    return any(domain_matches(entry, host) for entry in allowed)
 
 
 class DomainProxy:

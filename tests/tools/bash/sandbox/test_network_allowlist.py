@@ -48,6 +48,11 @@ def host_server() -> Iterator[tuple[int, list[str]]]:
         ("example.com", ["example.com"], True), ("EXAMPLE.com.", ["example.com"], True), ("api.example.com", ["example.com"], False),
         ("api.example.com", ["*.example.com"], True), ("example.com", ["*.example.com"], False),
         ("evilexample.com", ["*.example.com"], False), ("example.com.evil.net", ["example.com"], False), ("127.0.0.1", ["localhost"], False),
+        # the same canonical comparison as WebFetch(domain:) rules
+        ("xn--bcher-kva.example", ["bücher.example"], True), ("BÜCHER.example", ["xn--bcher-kva.example"], True),
+        ("127.0.0.1", ["*.0.0.1"], False), ("10.1.2.3", ["*.2.3"], False), ("2130706433", ["127.0.0.1"], False),
+        ("0x7f.1", ["127.0.0.1"], False), ("127.1", ["127.0.0.1"], False), ("::ffff:127.0.0.1", ["127.0.0.1"], True),
+        ("::1", ["[::1]"], True), ("a.example.com", ["*.*.com"], False),
     ],
 )  # fmt: skip
 def test_host_matching(host: str, allowed: list[str], expected: bool) -> None:
