@@ -26,14 +26,14 @@ if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
 log = logging.getLogger(__name__)
 
 SNAPSHOT_WAIT_S = 5.0
-"""How long a run start waits for its snapshot when a page is connected. It is normally there
-already (the page sends it before the execute request, on the main shell), but a frontend whose
-comm uses a kernel subshell has it handled on another thread, which on a loaded machine can be
-seconds late; giving up means file mode for the run."""
-FIRST_CONTACT_WAIT_S = 0.3
-"""When JupyterLab sent the execute request (it carries ``cellId``) but no page has
-connected yet: how long to wait for a page that opens its comm with this very request."""
-
+"""How long a run start waits for its snapshot when a connected page shows the cell. It is
+normally there already (the page sends it before the execute request, on the main shell), but
+a frontend whose comm uses a kernel subshell has it handled on another thread, which on a
+loaded machine can be seconds late; giving up means file mode for the run."""
+UNKNOWN_CELL_WAIT_S = 0.3
+"""When pages are connected but none shows the running cell: a JupyterLab console (its
+execute requests carry a ``cellId`` too) or a notebook cell made since the page's last
+snapshot. A console must not wait long for a snapshot that never comes."""
 
 @dataclass(kw_only=True)
 class LiveChannel:
@@ -176,6 +176,10 @@ class LiveHub:
         found.sort(key=lambda pair: pair[0].snapshot_at)
         return found[-1]  # type: ignore[return-value]
 
+    def _shows(self, cell_id: str) -> bool:
+        """Whether a connected page's latest snapshot has the cell."""
+        return any(c.snapshot is not None and any(cell.id == cell_id for cell in c.snapshot.cells) for c in self.connected)
+
     async def snapshot_for_cell(self, cell_id: str | None) -> tuple[LiveChannel, Snapshot] | None:
         """The page that runs ``cell_id`` and its snapshot, or ``None`` (no extension)."""
         if not cell_id:
@@ -183,10 +187,17 @@ class LiveHub:
             return None
         if not self.registered:
             return None
+        await asyncio.sleep(0)  # a snapshot handed to the loop from a comm thread
         found = self._find(cell_id)
         if found is not None:
             return found
-        wait = SNAPSHOT_WAIT_S if self.connected else FIRST_CONTACT_WAIT_S
+        if not self.connected:  # no page announced itself: no extension, nothing to wait for
+            self.last_problem = (
+                "no nb-agent-live extension answered (it is not installed in this JupyterLab, or the frontend is not JupyterLab)"
+            )
+            return None
+        known = self._shows(cell_id)
+        wait = SNAPSHOT_WAIT_S if known else UNKNOWN_CELL_WAIT_S
         loop = asyncio.get_running_loop()
         future: asyncio.Future[tuple[LiveChannel, Snapshot]] = loop.create_future()
         entry = (lambda _c, s: s.executing_cell_id == cell_id, future)
@@ -196,8 +207,8 @@ class LiveHub:
         except asyncio.TimeoutError:
             self.last_problem = (
                 "no page of this notebook sent its state before the cell ran"
-                if self.connected
-                else "no nb-agent-live extension answered (it is not installed in this JupyterLab, or the frontend is not JupyterLab)"
+                if known
+                else "the running cell is in no open notebook page (a console, or another frontend)"
             )
             return None
         finally:

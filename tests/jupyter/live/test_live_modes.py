@@ -125,3 +125,16 @@ def test_the_agents_code_becomes_marked_cells_below_the_agent_cell(live_case):
     assert [c["source"].splitlines()[-1] for c in added] == ["live_a = 20", "live_b = live_a + 1"]
     assert all(c["metadata"]["nb_agent"]["agent_made"] for c in added)
     assert not any(p.get("source") == "set_next_input" for p in run.payload)
+
+
+def test_a_console_cell_or_a_lab_without_the_extension_works_on_the_file(live_case):
+    """JupyterLab's console sends a cellId too; it is in no page's notebook, so the run does
+    not wait for a snapshot (the reason says so); with no page at all, neither."""
+    case, kernel = live_case, live_case.kernel
+    for page_connected, reason in ((False, "no nb-agent-live extension answered"), (True, "in no open notebook page (a console")):
+        if page_connected:
+            case.page()
+        kernel.server.script.add(Reply(content=[text("ok")]))
+        run = kernel.wait(kernel.start("%%agent\nhello from a console", metadata={"cellId": "console-cell-1"}))
+        assert run.status == "ok", run.errors
+        assert "live       file — " in (status := kernel.run("%agent status").stdout) and reason in status, status
