@@ -236,3 +236,26 @@ def test_the_agents_code_becomes_cells_below_the_agent_cell_in_order(lab, new_pa
     sources = nb.sources()
     assert nb.ids()[:4] == ids[:4], (nb.ids(), sources)
     assert sources[4].endswith("first = 1") and sources[5].endswith("second = first + 1"), sources
+
+
+@pytest.mark.parametrize("which", ["lab", "lab_without_subshells"])
+def test_what_the_user_types_during_the_run_reaches_the_agents_next_turn(which, request, new_page):
+    lab = request.getfixturevalue(which)
+    name = f"mid_run_{which}.ipynb"
+    nb = _start(lab, new_page, name)
+    path = lab.root / name
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})], stream_duration=4.0),
+        Reply(content=[text("Noted.")]),
+    )
+    start = len(lab.server.requests)
+    nb.run(3)
+    deadline = time.monotonic() + 120
+    while len(lab.server.requests) < start + 1:  # the model is answering, slowly
+        assert time.monotonic() < deadline
+        nb.page.wait_for_timeout(100)
+    nb.type_into(2, "  # changed while the agent worked")
+    nb.command_mode()
+    nb.wait_executed(3)
+    last = json.dumps(lab.server.requests[start + 1]["messages"][-1])
+    assert "While you were working, the user changed the notebook" in last and "changed while the agent worked" in last, last[-1500:]
