@@ -24,6 +24,7 @@ __all__ = [
     "parse_path_pattern",
     "relative_to",
     "resolve_tool_path",
+    "safe_realpath",
 ]
 
 
@@ -152,14 +153,15 @@ def candidate_paths(path: Path) -> tuple[Path, ...]:
     """
     found: list[Path] = []
     normal = os.path.normpath(path)
-    for text in (normal, _realpath(path), _realpath(normal)):
+    for text in (normal, safe_realpath(path), safe_realpath(normal)):
         candidate = Path(text)
         if candidate not in found:
             found.append(candidate)
     return tuple(found)
 
 
-def _realpath(path: Path | str) -> str:
+def safe_realpath(path: Path | str) -> str:
+    """``os.path.realpath``, or the normalised path when a link may not be followed."""
     # A link this process may not follow (``/proc/1/root``: EACCES) is opened by the
     # command as the same user and fails the same way: its spelling as written stands.
     try:

@@ -31,7 +31,7 @@ import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
-from nb_agent.permissions.paths import candidate_paths
+from nb_agent.permissions.paths import candidate_paths, safe_realpath
 
 __all__ = ["protected_reason"]
 
@@ -41,9 +41,12 @@ _STARTUP_FILES = frozenset(
         ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".login", ".logout", ".cshrc",
         ".tcshrc", ".kshrc", ".mkshrc", ".inputrc", ".envrc", ".xprofile", ".xinitrc",
         ".xsession", ".xsessionrc", ".pam_environment", ".pythonrc", ".pythonstartup",
+        ".pythonrc.py", ".vimrc", ".gvimrc", ".exrc", ".emacs", ".rprofile", ".tmux.conf", ".screenrc",
     }
 )  # fmt: skip
-_TOOL_CONFIG_FILES = frozenset({".gitconfig", ".git-credentials", ".gitmodules", ".ripgreprc", ".npmrc", ".netrc"})
+_TOOL_CONFIG_FILES = frozenset(
+    {".gitconfig", ".git-credentials", ".gitmodules", ".ripgreprc", ".npmrc", ".netrc", ".curlrc", ".wgetrc", ".pypirc"}
+)
 _AGENT_FILES = frozenset({".claude.json", ".mcp.json"})
 _PYTHON_STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 _PROTECTED_DIRS: dict[str, str] = {
@@ -62,7 +65,7 @@ _PROTECTED_DIRS: dict[str, str] = {
     "site-packages": "installed Python packages",
     "dist-packages": "installed Python packages",
 }
-_CONFIG_SUBDIRS: dict[tuple[str, str], str] = {
+_NESTED_DIRS: dict[tuple[str, ...], str] = {
     (".config", "fish"): "fish shell startup files",
     (".config", "git"): "git configuration",
     (".config", "ipython"): "IPython startup and configuration",
@@ -70,6 +73,11 @@ _CONFIG_SUBDIRS: dict[tuple[str, str], str] = {
     (".config", "direnv"): "direnv configuration",
     (".config", "environment.d"): "login environment",
     (".config", "autostart"): "programs started at login",
+    (".config", "systemd"): "user services (systemd starts them)",
+    (".local", "bin"): "programs on the PATH",
+    (".local", "share", "jupyter"): "Jupyter kernel specs and extensions (a kernel spec names the command a kernel runs)",
+    ("library", "jupyter"): "Jupyter kernel specs and extensions (a kernel spec names the command a kernel runs)",
+    ("library", "launchagents"): "programs started at login",
 }
 
 
@@ -83,13 +91,14 @@ def protected_reason(path: Path) -> str | None:
 
 
 def _by_name(path: Path) -> str | None:
-    parts = [p.lower() for p in path.parts]
+    parts = [_fold_name(p) for p in path.parts]
     name = parts[-1] if parts else ""
     for index, part in enumerate(parts):
         if part in _PROTECTED_DIRS:
             return _PROTECTED_DIRS[part]
-        if index + 1 < len(parts) and (part, parts[index + 1]) in _CONFIG_SUBDIRS:
-            return _CONFIG_SUBDIRS[(part, parts[index + 1])]
+        for nested, reason in _NESTED_DIRS.items():
+            if tuple(parts[index : index + len(nested)]) == nested:
+                return reason
     if name in _STARTUP_FILES:
         return "a shell startup file (the next shell runs it)"
     if name in _TOOL_CONFIG_FILES:
@@ -105,8 +114,19 @@ def _by_name(path: Path) -> str | None:
     return None
 
 
+def _fold_name(name: str) -> str:
+    """One path segment as file systems may compare it: case-insensitively and without
+    the trailing dots and spaces Windows drops (``.ssh.`` is ``.ssh`` there)."""
+    folded = name.casefold()
+    stripped = folded.rstrip(". ")
+    return stripped if stripped and stripped not in (".", "..") else folded
+
+
 def _by_location(path: Path) -> str | None:
     folded = _fold(path)
+    startup = os.environ.get("PYTHONSTARTUP")
+    if startup and folded == _fold(safe_realpath(os.path.expanduser(startup))):
+        return "the Python startup file ($PYTHONSTARTUP)"
     for directory, reason in _python_directories():
         if folded == directory or folded.startswith(directory.rstrip("/") + "/"):
             return reason
@@ -134,9 +154,17 @@ def _python_directories() -> tuple[tuple[str, str], ...]:
     user_site = getattr(site, "getusersitepackages", lambda: None)()
     for value in [*sites, *([user_site] if user_site else [])]:
         found.setdefault(_fold(os.path.realpath(value)), "Python's site-packages")
-    for variable, reason in (("IPYTHONDIR", "IPython startup and configuration"), ("JUPYTER_CONFIG_DIR", "Jupyter configuration")):
+    for variable, reason in (
+        ("IPYTHONDIR", "IPython startup and configuration"),
+        ("JUPYTER_CONFIG_DIR", "Jupyter configuration"),
+        ("JUPYTER_DATA_DIR", "Jupyter kernel specs and extensions"),
+    ):
         if os.environ.get(variable):
             found.setdefault(_fold(os.path.realpath(os.path.expanduser(os.environ[variable]))), reason)
+    for entry in os.environ.get("JUPYTER_PATH", "").split(os.pathsep):
+        if entry:
+            found.setdefault(_fold(os.path.realpath(os.path.expanduser(entry))), "Jupyter kernel specs and extensions")
+    found.setdefault(_fold(os.path.realpath(os.path.join(sys.prefix, "share", "jupyter"))), "Jupyter kernel specs and extensions")
     found.pop(_fold("/"), None)  # a broken configuration must not protect the whole disk
     return tuple(found.items())
 

@@ -165,7 +165,7 @@ def rule_applies_to_tool(rule: PermissionRule, tool: Tool[Any]) -> bool:
     """Does the rule's tool part name this tool (ignoring the content)?"""
     name = rule.tool_name
     if name.startswith(_MCP_PREFIX):
-        return _mcp_rule_covers(name, tool)
+        return _mcp_rule_covers(name, tool, loose=rule.behavior != "allow")
     if name == tool.name or name in tool.aliases:
         return True
     family = tool_family(tool)
@@ -177,23 +177,41 @@ def rule_applies_to_tool(rule: PermissionRule, tool: Tool[Any]) -> bool:
     return name == "Edit" and family == "file_read" and rule.behavior == "allow"
 
 
-def _mcp_rule_covers(rule_name: str, tool: Tool[Any]) -> bool:
+def _mcp_rule_covers(rule_name: str, tool: Tool[Any], *, loose: bool = False) -> bool:
     """``mcp__server`` / ``mcp__server__*`` cover the tools of exactly that server (never of
-    ``server__evil``); ``mcp__server__tool`` covers exactly that tool name."""
+    ``server__evil``); ``mcp__server__tool`` covers exactly that tool name.
+
+    Names compare as the tool names are built (``my.server`` is ``my_server``; colliding
+    server names are refused at connection). ``loose`` (deny and ask rules) also ignores
+    case: ``mcp__github`` denies a server named ``GitHub`` too (over-matching is the safe
+    side for them; an allow rule stays exact)."""
+    fold = _mcp_fold if loose else _mcp_normal
     rest = rule_name[len(_MCP_PREFIX) :]
     if rest.endswith("__*"):
         server_rule: str | None = rest[: -len("__*")]
     else:
         server_rule = rest if "__" not in rest else None
     if server_rule is None:
-        return rule_name == tool.name
+        return fold(rule_name) == fold(tool.name)
     if not tool.is_mcp:
         return False
     # The server's own (normalised) name, not a prefix of the tool name.
     server = getattr(tool, "mcp_server_key", None)
     if server is None:
         server = tool.name[len(_MCP_PREFIX) :].split("__", 1)[0] if tool.name.startswith(_MCP_PREFIX) else None
-    return server == server_rule
+    return server is not None and fold(server) == fold(server_rule)
+
+
+_MCP_INVALID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _mcp_normal(name: str) -> str:
+    """As :func:`nb_agent.mcp.config.normalize_name_for_mcp` builds tool names."""
+    return _MCP_INVALID_CHARS.sub("_", name)
+
+
+def _mcp_fold(name: str) -> str:
+    return _mcp_normal(name).casefold()
 
 
 # --- content matching ------------------------------------------------------------------

@@ -37,7 +37,28 @@ PROTECTED_IN_HOME = [
     ".git-credentials", ".gitmodules", ".vscode/tasks.json", "proj/sitecustomize.py", "usercustomize.py",
     ".local/lib/python3.11/site-packages/evil.pth", "venv/lib/python3.11/site-packages/x/__init__.py",
     "/usr/lib/python3/dist-packages/evil.pth",
+    # places that run code later, found attacking again
+    ".local/bin/ls", ".local/share/jupyter/kernels/python3/kernel.json", ".local/share/jupyter/labextensions/x/a.js",
+    ".config/systemd/user/evil.service", "Library/LaunchAgents/evil.plist", "Library/Jupyter/kernels/k/kernel.json",
+    ".vimrc", ".exrc", ".emacs", ".Rprofile", ".tmux.conf", ".pythonrc.py", ".curlrc", ".wgetrc",
+    ".ipython/profile_evil/startup/00.py", ".config/ipython/profile_default/startup/x.py",
+    "proj/jupyter_lab_config.py", "proj/jupyter_notebook_config.json",
 ]  # fmt: skip
+# Windows drops trailing dots and spaces from names.
+WINDOWS_AND_UNICODE_SPELLINGS = [".bashrc.", ".bashrc ", ".ssh./authorized_keys", ".ssh /config", ".git./hooks/x", ".Bashrc.."]
+
+
+@pytest.mark.parametrize("relative", WINDOWS_AND_UNICODE_SPELLINGS)
+def test_trailing_dots_and_spaces_and_normal_forms_are_folded(fake_home: Path, relative: str) -> None:
+    assert protected_reason(fake_home / relative), relative
+
+
+def test_the_python_startup_file_is_protected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    startup = tmp_path / "startup.py"
+    monkeypatch.setenv("PYTHONSTARTUP", str(startup))
+    assert protected_reason(startup) and not protected_reason(tmp_path / "other.py")
+
+
 ORDINARY = ["notes.txt", "proj/analysis.py", "proj/data/model.pth", "bashrc_notes.md", "proj/.github/workflows/ci.txt", "ssh/notes.txt"]
 
 
