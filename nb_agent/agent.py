@@ -3,15 +3,22 @@
 ``create_engine()`` reads ``.claude/settings.json`` / ``.claude/settings.local.json`` /
 ``~/.claude/settings.json`` (permissions and hooks), adds the caller's rules, and gives
 the model the built-in tools. The notebook layer and the headless example both use it.
+
+It is also where folder trust is enforced (:mod:`nb_agent.folder_trust`): in a folder
+whose files would change the agent's behaviour and that the user has not trusted, the
+project's settings give only deny and ask rules, ``.mcp.json`` servers are not started,
+``.claude/agents`` is not read, no git status is read and git commands always ask.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.folder_trust import FOLDER_TRUST_KEY, FolderTrust, folder_trust
 from nb_agent.hooks.registry import Hooks
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.engine import RuleBasedPolicy
@@ -43,15 +50,16 @@ def _follow_session_provider(tools: Sequence[Tool[Any]], config: EngineConfig) -
             tool.session_provider = lambda: config.resolved_provider
 
 
-def mcp_manager_for(cwd: Path, *, home: Path | None = None) -> Any:
-    """An MCP manager for ``.mcp.json`` and ``~/.claude.json`` (servers connect lazily);
-    None when the ``mcp`` package is not installed."""
+def mcp_manager_for(cwd: Path, *, home: Path | None = None, include_project: bool = True) -> Any:
+    """An MCP manager for ``.mcp.json`` (when ``include_project``: the folder is trusted)
+    and ``~/.claude.json`` (servers connect lazily); None when the ``mcp`` package is not
+    installed."""
     try:
         from nb_agent.mcp.manager import McpManager
     except ImportError:  # the mcp extra is not installed: no MCP servers, everything else works
         return None
     user_config = (home or Path.home()) / ".claude.json"
-    return McpManager.from_config(cwd=cwd, user_config_path=user_config)
+    return McpManager.from_config(cwd=cwd, user_config_path=user_config, include_project=include_project)
 
 
 def _configure_sandbox(config: EngineConfig, settings: Any, *, home: Path | None) -> list[str]:
@@ -62,6 +70,15 @@ def _configure_sandbox(config: EngineConfig, settings: Any, *, home: Path | None
     runtime = sandbox_runtime_from_settings(settings, project_dir=config.cwd, home=home)
     config.extra.setdefault("tool_options", {})[SANDBOX_OPTION] = runtime
     return list(runtime.warnings)
+
+
+def _decide_trust(trust: FolderTrust | bool | None, cwd: Path, *, home: Path | None) -> FolderTrust:
+    if isinstance(trust, FolderTrust):
+        return trust
+    found = folder_trust(cwd, home=home)
+    if trust is None or found.state == "not_needed":
+        return found
+    return replace(found, state="trusted" if trust else "declined")
 
 
 def create_engine(
@@ -80,6 +97,7 @@ def create_engine(
     mcp: Any = None,
     agents: bool = True,
     project_agents: bool = True,
+    trust: FolderTrust | bool | None = None,
     **engine_kwargs: Any,
 ) -> tuple[QueryEngine, list[str]]:
     """An engine configured from the settings files; returns it with any settings warnings.
@@ -89,19 +107,27 @@ def create_engine(
     ``agents``: give the model the ``Agent`` tool (built-in types and the custom agents of
     ``~/.claude/agents``, plus ``<cwd>/.claude/agents`` when ``project_agents``: the
     caller's decision that the folder is trusted).
+    ``trust``: the folder's trust (:func:`nb_agent.folder_trust.folder_trust`); ``None``
+    decides it from the user's recorded answer (a folder nobody answered for is not
+    trusted), ``True`` / ``False`` is the caller's answer. It is kept in
+    ``config.extra["folder_trust"]``.
     """
     config = config or EngineConfig()
     if cwd is not None:
         config.cwd = cwd
     if model:
         config.model = model
-    settings = load_settings(config.cwd, home=home)
+    decided = _decide_trust(trust, config.cwd, home=home)
+    config.extra[FOLDER_TRUST_KEY] = decided
+    settings = load_settings(config.cwd, home=home, project_trusted=decided.applies)
     policy = RuleBasedPolicy(
         settings=settings, allow=allow, deny=deny, mode=permission_mode, project_dir=config.cwd, home=home
     )
     config.permission_mode = policy.mode
     hooks = Hooks()
     warnings = list(settings.warnings)
+    if not decided.applies:
+        warnings.append(f"folder trust: {decided.describe()}")
     warnings += _configure_sandbox(config, settings, home=home)
     for source, section in settings.hooks_by_source.items():
         path = settings.source_paths.get(source)
@@ -112,10 +138,10 @@ def create_engine(
     if agents:
         from nb_agent.agents import AgentTool, load_agent_catalog
 
-        catalog = load_agent_catalog(cwd=config.cwd, home=home, include_project=project_agents)
+        catalog = load_agent_catalog(cwd=config.cwd, home=home, include_project=project_agents and decided.applies)
         warnings += catalog.issues
         builtins.append(AgentTool(catalog))
-    manager = mcp_manager_for(config.cwd, home=home) if mcp is None else (mcp or None)
+    manager = mcp_manager_for(config.cwd, home=home, include_project=decided.applies) if mcp is None else (mcp or None)
     if manager is not None:
         warnings += [str(issue) for issue in manager.config_issues]
     tool_pool = ToolPoolProvider(

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from nb_agent.abort import AbortController
 from nb_agent.errors import NbAgentError
+from nb_agent.folder_trust import FOLDER_TRUST_KEY, folder_applies
 from nb_agent.hooks.background import BackgroundHooks
 from nb_agent.hooks.lifecycle import SessionHooks
 from nb_agent.hooks.registry import Hooks
@@ -208,7 +209,8 @@ class QueryEngine:
         """Attachments queued while no submission ran (a background agent finished); the
         next submission takes them in, after the user's prompt."""
         self.turn_count = 0
-        self.session_context = SessionContext(cwd=self.config.cwd)
+        # The git status is read only when the caller (create_engine) found the folder trusted.
+        self.session_context = SessionContext(cwd=self.config.cwd, git_allowed=folder_applies(self.config.extra))
         self._owns_transport = transport is None
         self.query_source: str = self.config.extra.get("query_source", "repl_main_thread")
         self.context_manager = ContextManager(
@@ -224,6 +226,11 @@ class QueryEngine:
         )
 
     # --- paths ---------------------------------------------------------------------------------
+    @property
+    def folder_trust(self) -> Any:
+        """The :class:`~nb_agent.folder_trust.FolderTrust` this engine was built for (None: not decided)."""
+        return self.config.extra.get(FOLDER_TRUST_KEY)
+
     @property
     def transcript_path(self) -> Path:
         return self.config.sessions_dir / f"{self.session_id}.jsonl"

@@ -1,12 +1,14 @@
 """Per-session context (SPEC §6): project instructions as a user-side reminder, git status
-as system context. Both are computed once per session and cleared by new/compact."""
+as system context (only in a trusted folder, and never by running git). Both are computed
+once per session and cleared by new/compact."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+
+from nb_agent.git.status import read_git_snapshot
 
 INSTRUCTION_FILE_NAMES = ("CLAUDE.md", "AGENTS.md")
 GIT_STATUS_MAX_CHARS = 2_000
@@ -61,51 +63,23 @@ def project_instructions_reminder(cwd: Path, *, home: Path | None = None, today:
     return "\n\n".join(sections)
 
 
-async def _git(cwd: Path, *args: str) -> str | None:
-    try:
-        process = await asyncio.create_subprocess_exec(
-            "git",
-            *args,
-            cwd=str(cwd),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            env={"GIT_OPTIONAL_LOCKS": "0", "PATH": "/usr/bin:/bin:/usr/local/bin"},
-        )
-    except OSError:
-        return None
-    try:
-        stdout, _ = await asyncio.wait_for(process.communicate(), 5.0)
-    except BaseException as exc:  # timeout or cancellation: never leave git running
-        if process.returncode is None:
-            process.kill()
-            await asyncio.shield(process.wait())
-        if isinstance(exc, asyncio.TimeoutError):
-            return None
-        raise
-    return stdout.decode("utf-8", errors="replace").strip() if process.returncode == 0 else None
-
-
 async def git_status_context(cwd: Path) -> str | None:
-    """Branch, main branch, ``status --short`` (truncated) and the last 5 commits; None
-    outside a git work tree."""
-    if await _git(cwd, "rev-parse", "--is-inside-work-tree") != "true":
+    """Branch, main branch, ``status --short`` (truncated) and the last 5 commits, read
+    through libgit2 (:mod:`nb_agent.git.status`: nothing the repository configures runs);
+    None outside a git work tree."""
+    snapshot = await read_git_snapshot(cwd)
+    if snapshot is None:
         return None
-    branch, status, log, main = await asyncio.gather(
-        _git(cwd, "branch", "--show-current"),
-        _git(cwd, "status", "--short"),
-        _git(cwd, "log", "--oneline", "-n", "5"),
-        _git(cwd, "rev-parse", "--abbrev-ref", "origin/HEAD"),
-    )
-    status = status or "(clean)"
+    status = "\n".join(snapshot.status) or "(clean)"
     if len(status) > GIT_STATUS_MAX_CHARS:
         status = status[:GIT_STATUS_MAX_CHARS] + (
             '\n... (truncated because it exceeds 2k characters. If you need more information, run "git status" using Bash)'
         )
-    main_branch = (main or "").removeprefix("origin/") or "main"
+    log = "\n".join(snapshot.recent_commits)
     return (
         "This is the git status at the start of the conversation. Note that this status is a snapshot in time, "
         "and will not update during the conversation.\n"
-        f"Current branch: {branch or '(detached)'}\n\nMain branch (you will usually use this for PRs): {main_branch}\n\n"
+        f"Current branch: {snapshot.branch or '(detached)'}\n\nMain branch (you will usually use this for PRs): {snapshot.main_branch}\n\n"
         f"Status:\n{status}\n\nRecent commits:\n{log or '(none)'}"
     )
 
@@ -116,6 +90,9 @@ class SessionContext:
 
     cwd: Path
     home: Path | None = None
+    git_allowed: bool = False
+    """Whether the git status may be read at all: only in a folder the user trusts (or one
+    with nothing to trust); see :mod:`nb_agent.folder_trust`."""
     _reminder: str | None = field(default=None, init=False)
     _git: str | None = field(default=None, init=False)
     _git_loaded: bool = field(default=False, init=False)
@@ -127,7 +104,7 @@ class SessionContext:
 
     async def git_status(self) -> str | None:
         if not self._git_loaded:
-            self._git = await git_status_context(self.cwd)
+            self._git = await git_status_context(self.cwd) if self.git_allowed else None
             self._git_loaded = True
         return self._git
 

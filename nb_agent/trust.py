@@ -1,10 +1,12 @@
 """Folder trust, the store: which folders the user has said may change the agent's behaviour.
 
 The answer is kept per folder in the user's own configuration
-(``~/.nb_agent/trusted_folders.json``; never in the project) and covers the folder's
-subfolders; the nearest answered folder wins. A folder nobody answered for is not trusted.
+(``~/.nb_agent/trusted_folders.json``, or the file ``$NB_AGENT_TRUST_FILE`` names; never
+in the project) and covers the folder's subfolders; the nearest answered folder wins. A
+folder nobody answered for is not trusted. Answers for folders that no longer exist are
+dropped when the file is next written (scratch directories come and go).
 
-Only the store exists so far: the engine does not yet consult it (see the issue 11 note).
+:mod:`nb_agent.folder_trust` decides from these answers what a folder's files may do.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from pathlib import Path
 from nb_agent.permissions.paths import home_directory
 
 TRUST_FILE = Path(".nb_agent") / "trusted_folders.json"
+TRUST_FILE_ENV = "NB_AGENT_TRUST_FILE"
 
 
 def trust_file(home: Path | None = None) -> Path:
+    """The store: ``home``'s when given, else ``$NB_AGENT_TRUST_FILE``, else ``~/.nb_agent/…``."""
+    if home is None and os.environ.get(TRUST_FILE_ENV):
+        return Path(os.path.expanduser(os.environ[TRUST_FILE_ENV]))
     return (home or home_directory()) / TRUST_FILE
 
 
@@ -53,7 +59,7 @@ def is_trusted(folder: Path, *, home: Path | None = None) -> bool:
 
 def set_trust(folder: Path, trusted: bool, *, home: Path | None = None) -> None:
     """Record the user's answer for ``folder`` (atomically, in the user's own config)."""
-    answers = _load(home)
+    answers = {k: v for k, v in _load(home).items() if os.path.isdir(k)}
     answers[_key(folder)] = trusted
     target = trust_file(home)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,7 @@ def status(session: KernelAgentSession) -> None:
     lines.append(f"notebook   {notebook or '(unknown: set it with %agent notebook PATH)'}")
     lines.extend(session.live.status_lines())
     lines.append(f"sessions   {session.sessions_dir()}")
+    lines += _trust_lines(session)
     if engine is None:
         lines.append("session    (none yet: the first %%agent cell starts one; %agent resume continues a saved one)")
     else:
@@ -57,6 +58,49 @@ def status(session: KernelAgentSession) -> None:
     for warning in dict.fromkeys([*policy_warnings, *session.warnings]):
         lines.append(f"warning    {warning}")
     print("\n".join(lines))
+
+
+def _trust_lines(session: KernelAgentSession) -> list[str]:
+    """The folder's trust and, when it is not trusted, what of it is not used."""
+    trust = session.folder_trust()
+    lines = [f"trust      {trust.describe()}"]
+    if trust.applies:
+        return lines
+    engine = session.engine
+    settings = getattr(engine.permission_policy, "settings", None) if engine is not None else None
+    lines += [f"untrusted  not used: {skipped}" for skipped in getattr(settings, "untrusted_skipped", [])]
+    manager = getattr(getattr(engine, "tool_pool", None), "mcp", None)
+    if manager is not None and manager.untrusted_servers:
+        lines.append(f"untrusted  .mcp.json servers not started: {', '.join(manager.untrusted_servers)}")
+    return lines
+
+
+def trust(session: KernelAgentSession, path: str | None, *, trusted: bool) -> None:
+    """``%agent trust [PATH]`` / ``%agent untrust [PATH]``: record the answer (in the
+    user's own config) and make the engine follow it."""
+    import os
+    from pathlib import Path
+
+    from nb_agent.trust import trust_file
+
+    folder = Path(os.path.abspath(os.path.expanduser(path))) if path else session.project_folder()
+    if not folder.is_dir():
+        print(f"No folder {folder}.")
+        return
+    if session.running:
+        print("An agent run is active in this kernel; answer when it has ended.")
+        return
+    now = session.set_folder_trust(trusted, folder)
+    verb = "Trusted" if trusted else "Not trusting"
+    print(f"{verb} {folder} and the folders under it (kept in {trust_file()}).")
+    if now.folder != folder and not str(now.folder).startswith(str(folder) + os.sep):
+        return
+    if now.state == "not_needed":
+        print("Nothing in it changes what the agent does at the moment.")
+    elif trusted:
+        print(f"The agent now uses its {'; '.join(now.reasons)}.")
+    else:
+        print(f"The agent does not use its {'; '.join(now.reasons)} (its deny and ask rules still apply), and runs no git.")
 
 
 def _model_lines(session: KernelAgentSession) -> list[str]:
@@ -271,20 +315,17 @@ def tools(session: KernelAgentSession) -> None:
     print("\n".join(lines))
 
 
-def _folder_trust(session: KernelAgentSession) -> str:
-    """What the folder's trust says about its project hooks (issue 11's API, when present)."""
-    engine = session.engine
-    trust = getattr(engine, "folder_trust", None) if engine is not None else None
-    if trust is None:
-        return "folder trust: not checked by this version (project and local hooks run)"
-    return f"folder trust: {trust}"
-
-
 def hooks(session: KernelAgentSession) -> None:
-    """``%agent hooks``: every hook in force, by event, with where it was configured."""
+    """``%agent hooks``: every hook in force, by event, with where it was configured, and
+    the folder's hooks not used because it is not trusted."""
     engine = session.ensure_engine()
     infos = engine.hooks.describe()
-    lines = [f"hooks in force for {engine.config.cwd} · {_folder_trust(session)}"]
+    trust = session.folder_trust()
+    lines = [f"hooks in force for {engine.config.cwd} · folder trust: {trust.state.replace('_', ' ')}"]
+    settings = getattr(engine.permission_policy, "settings", None)
+    if not trust.applies:
+        skipped = [s for s in getattr(settings, "untrusted_skipped", []) if "hooks" in s.split(": ", 1)[-1].split(", ")]
+        lines += [f"not used (folder not trusted; %agent trust): hooks of {s.split(': ', 1)[0]}" for s in skipped]
     if not infos:
         lines.append("(none: add them to .claude/settings.json, .claude/settings.local.json or ~/.claude/settings.json)")
     for info in infos:
@@ -329,9 +370,13 @@ def _mcp_add_config(words: list[str]) -> dict[str, Any] | None:
 
 def _mcp_rows(manager: Any) -> str:
     rows = manager.list_servers()
+    untrusted = (
+        [f"not started (folder not trusted; %agent trust): {', '.join(manager.untrusted_servers)} from .mcp.json"]
+        if manager.untrusted_servers else []
+    )  # fmt: skip
     if not rows:
-        return "No MCP servers (add one: %agent mcp add NAME -- COMMAND ARGS..., or list them in .mcp.json)."
-    lines = []
+        return "\n".join(["No MCP servers (add one: %agent mcp add NAME -- COMMAND ARGS..., or list them in .mcp.json).", *untrusted])
+    lines = list(untrusted)
     for row in rows:
         error = f" · {_preview(row.error, 160)}" if row.error else ""
         lines.append(f"{row.name:<16} {row.status:<12} {row.tool_count:>4} tools · {row.transport or '?'} · {row.scope or '?'}{error}")
@@ -476,6 +521,8 @@ def dispatch(session: KernelAgentSession, command: LineCommand) -> Coroutine[Any
         model(session, arg)
     elif name == "provider":
         provider(session, arg)
+    elif name in ("trust", "untrust"):
+        trust(session, arg, trusted=name == "trust")
     elif name == "tools":
         tools(session)
     elif name == "sandbox":

@@ -14,12 +14,14 @@ from typing import NoReturn
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 """The engine's permission modes (kept here so parsing needs no engine import)."""
 ANSWER_WORDS = {"allow": "allow", "always": "always_allow", "always_allow": "always_allow", "deny": "deny"}
+TRUST_WORDS = {"trust": True, "untrust": False}
+"""``--answer trust`` / ``--answer untrust`` answer the folder-trust question, not a permission request."""
 ANSWER_HELP = (
     "answer this cell's requests in order, without asking. Permission requests: allow, always (allow and add the "
     "suggested session rule), deny or deny:FEEDBACK. Questions (AskUserQuestion), one value per question: "
     "pick:LABEL (pick:A;B for several) or other:TEXT. Plans (ExitPlanMode): plan:default, plan:acceptEdits, "
     "plan:keep or plan:keep:FEEDBACK. Each kind is used in its own order (repeatable; requests beyond the list "
-    "are refused). For runs nobody can click in (nbclient, nbval); the final rendering shows each answer."
+    "are refused). trust or untrust answers the question whether to trust this folder. For runs nobody can click in (nbclient, nbval); the final rendering shows each answer."
 )
 PLAN_WORDS = {"default": "default", "approve": "default", "acceptedits": "acceptEdits", "keep": "keep"}
 
@@ -79,9 +81,11 @@ class PresetAnswer:
 
 def parse_answer(text: str) -> PresetAnswer:
     """``allow`` | ``always`` | ``deny[:FEEDBACK]`` | ``pick:LABEL[;LABEL…]`` | ``other:TEXT`` |
-    ``plan:default`` | ``plan:acceptEdits`` | ``plan:keep[:FEEDBACK]``."""
+    ``plan:default`` | ``plan:acceptEdits`` | ``plan:keep[:FEEDBACK]`` | ``trust`` | ``untrust``."""
     word, colon, rest = text.partition(":")
     word = word.strip().lower()
+    if word in TRUST_WORDS and not colon:
+        return PresetAnswer(answer=word)
     if word == "pick":
         labels = tuple(label.strip() for label in rest.split(";") if label.strip())
         if not labels:
@@ -100,7 +104,7 @@ def parse_answer(text: str) -> PresetAnswer:
     answer = ANSWER_WORDS.get(word)
     if answer is None or (colon and answer != "deny"):
         raise argparse.ArgumentTypeError(
-            f"expected allow, always, deny, deny:FEEDBACK, pick:LABEL, other:TEXT or plan:MODE, got {text!r}"
+            f"expected allow, always, deny, deny:FEEDBACK, pick:LABEL, other:TEXT, plan:MODE, trust or untrust, got {text!r}"
         )
     return PresetAnswer(answer=answer, feedback=rest.strip())
 
@@ -117,6 +121,8 @@ class CellOptions:
     new: bool = False
     answers: tuple[PresetAnswer, ...] | None = None
     """``--answer`` values in order; ``None`` when the cell gave none (then approvals are asked)."""
+    trust: bool | None = None
+    """``--answer trust`` / ``--answer untrust``: the answer to the folder-trust question, if asked."""
     sandbox: bool | None = None
     """``--sandbox on|off``: sandbox every Bash command in this cell, or only read-only ones."""
     fallback_model: str | None = None
@@ -202,11 +208,24 @@ def parse_cell_options(line: str) -> CellOptions:
         deny=list(ns.deny),
         max_turns=ns.max_turns,
         new=ns.new,
-        answers=tuple(ns.answer) if ns.answer is not None else None,
+        answers=_request_answers(ns.answer),
+        trust=_trust_answer(ns.answer),
         sandbox=None if ns.sandbox is None else ns.sandbox == "on",
         fallback_model=ns.fallback_model,
         max_budget=ns.max_budget,
     )
+
+
+def _request_answers(given: list[PresetAnswer] | None) -> tuple[PresetAnswer, ...] | None:
+    """The answers for requests (permissions, questions, plans); ``None`` when there are
+    none (a trust answer alone leaves requests to be asked as usual)."""
+    return tuple(a for a in given or [] if a.answer not in TRUST_WORDS) or None
+
+
+def _trust_answer(given: list[PresetAnswer] | None) -> bool | None:
+    """The last ``--answer trust`` / ``untrust`` (``None``: the cell gave none)."""
+    words = [a.answer for a in given or [] if a.answer in TRUST_WORDS]
+    return TRUST_WORDS[words[-1]] if words else None
 
 
 # --- %agent subcommands ------------------------------------------------------------------
@@ -237,6 +256,11 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="provider", arg="optional", metavar="[NAME]",
         help="show or set where the model is reached: anthropic, bedrock, vertex, foundry",
     ),
+    Subcommand(
+        name="trust", arg="optional", metavar="[PATH]",
+        help="trust this folder (or PATH): its settings, hooks, .mcp.json servers, agents and git may act",
+    ),
+    Subcommand(name="untrust", arg="optional", metavar="[PATH]", help="stop trusting this folder (or PATH)"),
     Subcommand(name="tools", arg=None, help="the tools the agent can use (and why any is not offered)"),
     Subcommand(name="todos", arg=None, help="the agent's todo list"),
     Subcommand(name="hooks", arg=None, help="the hooks in force, with the settings file each comes from"),

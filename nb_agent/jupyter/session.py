@@ -138,6 +138,8 @@ class KernelAgentSession:
         """The live cards of background subagents, by agent id."""
         self.cassette: tuple[str, Path] | None = None
         """``%agent cassette``: the path as given, and resolved."""
+        self._told_untrusted: set[Path] = set()
+        """Untrusted folders a run already said it works without (said once per kernel)."""
         from nb_agent.jupyter.live import LiveNotebook
 
         self.live = LiveNotebook(shell=shell, resolve_path=_resolve_notebook)
@@ -239,13 +241,15 @@ class KernelAgentSession:
         if text not in self.warnings:
             self.warnings.append(text)
 
-    def _create_engine(self) -> QueryEngine:
+    def _create_engine(self, trust: Any = None) -> QueryEngine:
         """An engine as ``create_engine`` makes it (settings files: rules, hooks, MCP
-        servers), with the kernel tools and this session's approver."""
+        servers), with the kernel tools and this session's approver. ``trust``: the
+        folder's :class:`~nb_agent.folder_trust.FolderTrust` (default: the recorded answer)."""
         from nb_agent.agent import create_engine
 
         mode = self.settings.permission_mode
         engine, warnings = create_engine(
+            trust=trust,
             config=self._engine_config(),
             permission_mode=mode if mode != "default" else None,  # let the settings' defaultMode apply
             allow=self._valid_rules("allow"),
@@ -254,7 +258,8 @@ class KernelAgentSession:
             can_use_tool=self._can_use_tool,
         )
         for warning in warnings:
-            self._warn(warning)
+            if not warning.startswith("folder trust:"):  # said on the run and in %agent status
+                self._warn(warning)
         engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge
         engine.deps_overrides["between_turns"] = self._between_turns
         host = _subagent_host(engine)
@@ -350,7 +355,6 @@ class KernelAgentSession:
 
     def resume(self, session_id: str | None = None) -> tuple[SessionInfo, list[str]]:
         """Continue a saved session (the latest other than the current one by default)."""
-        from nb_agent.engine import QueryEngine
         from nb_agent.errors import ConfigurationError
 
         sessions = self.list_sessions(limit=10_000)
@@ -369,8 +373,18 @@ class KernelAgentSession:
             chosen = candidates[0]
         # The parts (policy with its session rules, hooks, tool pool and MCP servers) carry over.
         template = self.engine or self._create_engine()
+        engine, warnings = self._continue(chosen.path, template)
+        _kill_background_shells(template)
+        template.close()
+        self.engine = engine
+        return chosen, warnings
+
+    def _continue(self, transcript: Path, template: Any) -> tuple[QueryEngine, list[str]]:
+        """The conversation saved in ``transcript``, carried on with ``template``'s parts."""
+        from nb_agent.engine import QueryEngine
+
         engine, warnings = QueryEngine.resume(
-            chosen.path,
+            transcript,
             config=template.config,
             tools=template.tools,
             tool_pool=template.tool_pool,
@@ -385,10 +399,86 @@ class KernelAgentSession:
             from nb_agent.agents import attach_subagents
 
             attach_subagents(engine, host.catalog, host=host)
-        _kill_background_shells(template)
-        template.close()
+        return engine, warnings
+
+    # --- folder trust ----------------------------------------------------------------------------
+    def project_folder(self) -> Path:
+        """The folder whose files the agent uses: its engine's, else the kernel's cwd."""
+        return self.engine.config.cwd if self.engine is not None else Path.cwd()
+
+    def folder_trust(self) -> Any:
+        """The project folder's trust, as recorded now (:func:`nb_agent.folder_trust.folder_trust`)."""
+        from nb_agent.folder_trust import folder_trust
+
+        return folder_trust(self.project_folder())
+
+    def set_folder_trust(self, trusted: bool, folder: Path | None = None) -> Any:
+        """Record the answer for ``folder`` (default: the project folder) and, when the
+        engine's folder is under it, rebuild the engine to match. Returns the new trust."""
+        from nb_agent.trust import set_trust
+
+        set_trust(folder or self.project_folder(), trusted)
+        trust = self.folder_trust()
+        if self.engine is not None:
+            self._match_trust(trust)
+        return trust
+
+    def _match_trust(self, trust: Any) -> QueryEngine:
+        """The engine, built (again) for ``trust`` when the one there was built otherwise."""
+        from nb_agent.folder_trust import FOLDER_TRUST_KEY
+
+        old = self.engine
+        if old is None:
+            self.engine = self._create_engine(trust)
+            return self.engine
+        built = old.config.extra.get(FOLDER_TRUST_KEY)
+        if built is not None and built.applies == trust.applies:
+            old.config.extra[FOLDER_TRUST_KEY] = trust
+            return old
+        fresh = self._create_engine(trust)
+        session_rules = old.permission_policy.rules_by_source().get("session", []) if hasattr(old.permission_policy, "rules_by_source") else []
+        for rule in session_rules:
+            fresh.permission_policy.add_session_rule(rule.behavior, rule.text)
+        engine = fresh
+        if old.messages:  # the conversation goes on, with the parts the new answer allows
+            engine, _ = self._continue(old.transcript_path, fresh)
+            fresh.close()
+        _kill_background_shells(old)
+        host = _subagent_host(old)
+        if host is not None:
+            host.background_root.abort("The folder's trust changed")
+        old.close()
+        if old.tool_pool is not None and old.tool_pool is not engine.tool_pool:
+            _close_soon(old.tool_pool.aclose())  # the old answer's MCP servers stop
         self.engine = engine
-        return chosen, warnings
+        return engine
+
+    async def _settle_trust(self, options: Any, state: Any) -> Any:
+        """Before a run: the folder's trust, asked for when it has never been answered
+        (the card, or ``--answer trust``); said once when the folder runs untrusted."""
+        from nb_agent.jupyter.view.trust_card import answered_text
+
+        trust = self.folder_trust()
+        if trust.state == "unanswered":
+            answer, by = options.trust, "answered by --answer"
+            if answer is None and hasattr(self._view, "show_trust_question"):
+                from nb_agent.jupyter.view.trust_card import ask_trust
+
+                answer, by = await ask_trust(self._view, trust), ""
+            if answer is not None:
+                from nb_agent.trust import set_trust
+
+                set_trust(trust.folder, answer)
+                if by:
+                    state.notice("info", answered_text(trust, answer, by=by), subtype="folder_trust")
+                trust = self.folder_trust()
+            elif trust.folder not in self._told_untrusted:
+                self._told_untrusted.add(trust.folder)
+                state.notice("warning", untrusted_notice(trust), subtype="folder_trust")
+        elif trust.state == "declined" and trust.folder not in self._told_untrusted:
+            self._told_untrusted.add(trust.folder)
+            state.notice("info", answered_text(trust, False, by="you answered Don't trust"), subtype="folder_trust")
+        return trust
 
     # --- running a cell ------------------------------------------------------------------------
     async def run_cell(self, line: str, body: str) -> None:
@@ -436,6 +526,7 @@ class KernelAgentSession:
                 sigint.install(asyncio.current_task())
             try:
                 await self._start_live()
+                self._match_trust(await self._settle_trust(options, state))
                 engine = self._prepare(options)
             except Exception as exc:  # noqa: BLE001 - e.g. a broken settings file: said on the view
                 log.debug("could not start the agent", exc_info=True)
@@ -806,6 +897,29 @@ def _todo_summary(engine: Any) -> str:
     done = sum(1 for t in todos if t.status == "completed")
     current = next((t.activeForm for t in todos if t.status == "in_progress"), "")
     return f"{done}/{len(todos)}" + (f" · {current}" if current else "")
+
+
+_CLOSING: set[asyncio.Task[Any]] = set()
+
+
+def _close_soon(closing: Any) -> None:
+    """Await ``closing`` on the running loop (kept referenced until done), or now if none runs."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(closing)
+        return
+    task = loop.create_task(closing)
+    _CLOSING.add(task)
+    task.add_done_callback(_CLOSING.discard)
+
+
+def untrusted_notice(trust: Any) -> str:
+    """Said when a run in a folder nobody answered for cannot ask (no buttons here)."""
+    return (
+        f"Not using {'; '.join(trust.reasons)} of {trust.folder}: this folder is not trusted, and no one can "
+        "answer here. If you trust its files, run %agent trust (or give this cell --answer trust) and run it again."
+    )
 
 
 def _shown(state: Any, text: str) -> bool:

@@ -19,7 +19,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -116,6 +116,8 @@ class McpConfigLoad:
 
     servers: dict[str, ScopedServerConfig] = field(default_factory=dict)
     issues: list[ConfigIssue] = field(default_factory=list)
+    untrusted: tuple[str, ...] = ()
+    """Servers of ``.mcp.json`` not loaded because the folder is not trusted."""
 
 
 # --- parsing ------------------------------------------------------------------------------
@@ -235,8 +237,13 @@ def load_mcp_config(
     cwd: Path,
     user_config_path: Path | None = None,
     env: Mapping[str, str] | None = None,
+    include_project: bool = True,
 ) -> McpConfigLoad:
-    """Read user, project and local server configs; later scopes override earlier ones."""
+    """Read user, project and local server configs; later scopes override earlier ones.
+
+    ``include_project=False`` (an untrusted folder): ``.mcp.json`` is read only to name
+    its servers in :attr:`McpConfigLoad.untrusted`; none of them is loaded.
+    """
     user_path = default_user_config_path() if user_config_path is None else user_config_path
     project_path = cwd / PROJECT_CONFIG_FILE
     result = McpConfigLoad()
@@ -255,6 +262,11 @@ def load_mcp_config(
         merge(parse_mcp_servers(user_data.get("mcpServers"), scope="user", source=user_path, env=env))
 
     project_data, issue = _read_json(project_path)
+    untrusted: tuple[str, ...] = ()
+    if not include_project:
+        servers = project_data.get("mcpServers") if isinstance(project_data, Mapping) else None
+        untrusted = tuple(str(name) for name in servers) if isinstance(servers, Mapping) else ()
+        project_data, issue = None, None
     if issue:
         result.issues.append(issue)
     if project_data is not None:
@@ -268,7 +280,7 @@ def load_mcp_config(
         local = projects.get(str(cwd.resolve())) if isinstance(projects, Mapping) else None
         if isinstance(local, Mapping):
             merge(parse_mcp_servers(local.get("mcpServers"), scope="local", source=user_path, env=env))
-    return _without_conflicting_names(result)
+    return replace(_without_conflicting_names(result), untrusted=untrusted)
 
 
 def _without_conflicting_names(loaded: McpConfigLoad) -> McpConfigLoad:

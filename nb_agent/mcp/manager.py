@@ -131,6 +131,8 @@ class McpManager:
         self.cwd = cwd
         self.config_issues: list[ConfigIssue] = list(config_issues or [])
         """Problems found in the config files (bad JSON, malformed entries)."""
+        self.untrusted_servers: tuple[str, ...] = ()
+        """``.mcp.json`` servers not started because the folder is not trusted."""
         self._servers: dict[str, _Server] = {}
         self._lock = asyncio.Lock()
         for name, config in (servers or {}).items():
@@ -149,10 +151,14 @@ class McpManager:
         cwd: Path,
         user_config_path: Path | None = None,
         settings: McpSettings | None = None,
+        include_project: bool = True,
     ) -> McpManager:
-        """Servers from ``~/.claude.json`` (or ``user_config_path``) and ``<cwd>/.mcp.json``."""
-        loaded = load_mcp_config(cwd=cwd, user_config_path=user_config_path)
-        return cls(servers=loaded.servers, settings=settings, cwd=cwd, config_issues=loaded.issues)
+        """Servers from ``~/.claude.json`` (or ``user_config_path``) and ``<cwd>/.mcp.json``
+        (only when ``include_project``: the folder is trusted)."""
+        loaded = load_mcp_config(cwd=cwd, user_config_path=user_config_path, include_project=include_project)
+        manager = cls(servers=loaded.servers, settings=settings, cwd=cwd, config_issues=loaded.issues)
+        manager.untrusted_servers = loaded.untrusted
+        return manager
 
     # --- configuration -------------------------------------------------------------------
     def add_server(

@@ -259,6 +259,7 @@ class RuleBasedPolicy(PermissionPolicy):
             cwd=ctx.session.cwd,
             anchor=self._rule_cwd(ctx),
             home=self._home or home_directory(),
+            git_allowed=self._settings.project_trusted if self._settings else True,
         )
 
     def _shell_fast_path(

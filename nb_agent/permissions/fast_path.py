@@ -43,6 +43,8 @@ class ReadScope:
     anchor: Path
     """The session's starting directory: rules without a root of their own anchor here."""
     home: Path
+    git_allowed: bool = True
+    """False in a folder the user has not trusted: git never runs without asking there."""
 
     def matching_rule(self, path: Path, behavior: str) -> str | None:
         """The first Read rule of ``behavior`` (an Edit allow rule counts too) matching."""
@@ -127,7 +129,7 @@ def shell_fast_path(
 
     def plan_for(parts: Sequence[CommandPart] | None) -> ReadPlan:
         return bash_read_plan(analyse_command(command), cwd=scope.cwd, project_dir=scope.anchor,
-                              home=scope.home, parts=parts)
+                              home=scope.home, parts=parts, git_allowed=scope.git_allowed)
 
     coverage = shell_allow_coverage(allow_rules, command) if allow_rules else None
     if coverage is not None and coverage.used:

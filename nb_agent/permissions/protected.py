@@ -18,7 +18,8 @@ What is protected, and why:
 * Python's own directories (site-packages, dist-packages, every ``sysconfig`` path, the
   user site) and ``.pth`` / ``sitecustomize.py`` / ``usercustomize.py`` files in any
   ``sys.path`` directory: the next interpreter imports or executes them;
-* agent configuration: ``.claude/``, ``.claude.json``, ``.mcp.json``, ``.nb_agent/``,
+* agent configuration: ``.claude/``, ``.claude.json``, ``.mcp.json``, ``.nb_agent/``
+  (the folder-trust answers too, and ``$NB_AGENT_TRUST_FILE`` wherever it points),
   ``.git/`` (git hooks), ``.gitmodules``, ``.vscode/``, ``.idea/``, ``.ripgreprc``.
 """
 
@@ -132,6 +133,9 @@ def _by_location(path: Path) -> str | None:
             return reason
     if folded.endswith(".pth") and _fold(path.parent) in _sys_path_directories():
         return "a .pth file on Python's import path (the next interpreter runs it)"
+    moved_store = os.environ.get("NB_AGENT_TRUST_FILE")  # nb_agent.trust's store, when not in ~/.nb_agent
+    if moved_store and folded == _fold(os.path.realpath(os.path.expanduser(moved_store))):
+        return "nb_agent's folder-trust answers"
     return None
 
 

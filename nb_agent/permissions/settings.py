@@ -5,6 +5,11 @@ Precedence is local > project > user for single values (``defaultMode``); permis
 rules and ``additionalDirectories`` are unioned, each rule keeping its source. A file
 that cannot be read or parsed is skipped with a warning in :attr:`Settings.warnings`:
 never a crash, never silence.
+
+A folder the user has not trusted (``project_trusted=False``, see
+:mod:`nb_agent.folder_trust`) contributes only its deny and ask rules (they only tighten)
+and its ``sandbox`` section (which a project file can only tighten anyway); everything
+else in its files is left out and listed in :attr:`Settings.untrusted_skipped`.
 """
 
 from __future__ import annotations
@@ -21,12 +26,18 @@ from nb_agent.permissions.paths import home_directory
 from nb_agent.permissions.rules import PermissionRule, RuleBehavior, parse_rule
 from nb_agent.permissions.types import PERMISSION_MODES, PermissionMode
 
-__all__ = ["Settings", "SettingsSource", "load_settings", "settings_file_paths"]
+__all__ = ["Settings", "SettingsSource", "is_users_own", "load_settings", "settings_file_paths", "untrusted_settings_keys"]
 
 SettingsSource = Literal["user", "project", "local"]
 """Settings layers, lowest precedence first."""
 
 _BEHAVIORS: tuple[RuleBehavior, ...] = get_args(RuleBehavior)
+
+
+_TIGHTENING_PERMISSION_KEYS = frozenset({"deny", "ask"})
+_HARMLESS_TOP_KEYS = frozenset({"$schema", "sandbox"})
+"""``sandbox`` from a project file can only tighten, trusted or not
+(:mod:`nb_agent.tools.bash.sandbox.settings`)."""
 
 
 @dataclass(kw_only=True)
@@ -46,6 +57,10 @@ class Settings:
     source_paths: dict[SettingsSource, Path] = field(default_factory=dict)
     """The file each loaded layer came from (``%agent hooks`` names it)."""
     project_dir: Path | None = None
+    project_trusted: bool = True
+    """False: the project's files were read as an untrusted folder's (deny and ask rules only)."""
+    untrusted_skipped: list[str] = field(default_factory=list)
+    """What the untrusted folder's files asked for and did not get, per file."""
 
     def rules_with(self, behavior: RuleBehavior) -> list[PermissionRule]:
         return [r for r in self.rules if r.behavior == behavior]
@@ -75,19 +90,64 @@ def settings_file_paths(project_dir: Path, *, home: Path | None = None) -> list[
     return paths
 
 
-def load_settings(project_dir: Path, *, home: Path | None = None) -> Settings:
-    """Read and merge the settings files for ``project_dir`` (missing files are fine)."""
+def load_settings(project_dir: Path, *, home: Path | None = None, project_trusted: bool = True) -> Settings:
+    """Read and merge the settings files for ``project_dir`` (missing files are fine).
+
+    ``project_trusted=False``: the project and local files give only their deny and ask
+    rules and ``sandbox`` section (files under ``~/.claude`` are the user's own and count in full).
+    """
     project_dir = Path(os.path.abspath(project_dir))
     home = home or home_directory()
-    settings = Settings(project_dir=project_dir)
+    settings = Settings(project_dir=project_dir, project_trusted=project_trusted)
     for source, path in settings_file_paths(project_dir, home=home):
         data = _read_json_object(path, settings.warnings)
         if data is None:
             continue
+        if source != "user" and not project_trusted and not is_users_own(path, home=home):
+            data = _untrusted_part(data, path=path, skipped=settings.untrusted_skipped)
         settings.loaded_files.append(path)
         settings.source_paths[source] = path
         _merge_file(settings, source=source, path=path, data=data, home=home)
     return settings
+
+
+def is_users_own(path: Path, *, home: Path | None = None) -> bool:
+    """Is ``path`` in the user's own ``~/.claude`` (compared as spelled: a symlink from a
+    project into it still counts as the project's)?"""
+    own = os.path.normpath(os.path.abspath(home or home_directory())) + os.sep + ".claude" + os.sep
+    return os.path.normpath(os.path.abspath(path)).startswith(own)
+
+
+def untrusted_settings_keys(data: dict[str, Any]) -> list[str]:
+    """The keys of a settings object an untrusted folder may not use: everything but
+    ``permissions.deny`` / ``.ask`` and the (tighten-only) ``sandbox``; unknown keys
+    included (fail closed: a key nb_agent does not read today may run something later)."""
+    keys: list[str] = []
+    for key, value in data.items():
+        if key in _HARMLESS_TOP_KEYS or _empty(value):
+            continue
+        if key == "permissions" and isinstance(value, dict):
+            keys += [f"permissions.{k}" for k, v in value.items() if k not in _TIGHTENING_PERMISSION_KEYS and not _empty(v)]
+        else:
+            keys.append(key)
+    return keys
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict, str)) and not value)
+
+
+def _untrusted_part(data: dict[str, Any], *, path: Path, skipped: list[str]) -> dict[str, Any]:
+    """What an untrusted folder's settings file may still do: deny and ask rules, the sandbox."""
+    if left_out := untrusted_settings_keys(data):
+        skipped.append(f"{path}: {', '.join(left_out)}")
+    permissions = data.get("permissions")
+    kept: dict[str, Any] = {"permissions": {}}
+    if isinstance(permissions, dict):
+        kept["permissions"] = {k: v for k, v in permissions.items() if k in _TIGHTENING_PERMISSION_KEYS}
+    if "sandbox" in data:
+        kept["sandbox"] = data["sandbox"]
+    return kept
 
 
 def _read_json_object(path: Path, warnings: list[str]) -> dict[str, Any] | None:

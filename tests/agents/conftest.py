@@ -38,6 +38,7 @@ def make_agent_engine(project: Path, home: Path):
         routes: Mapping[str, Iterable[Any]], *, tools: Sequence[Any] | None = None, **kwargs: Any
     ) -> tuple[QueryEngine, RoutedScript]:
         script = RoutedScript(routes)
+        kwargs.setdefault("trust", True)  # these projects' agents are the subject: a trusted folder
         config = kwargs.pop("config", None) or EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
         engine, warnings = create_engine(
             config=config,

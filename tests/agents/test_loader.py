@@ -114,7 +114,7 @@ def test_create_engine_reports_broken_agent_files(project, home):
 
     broken = write_agent(project, "broken", BROKEN["no_name"][0])
     write_agent(project, "good", GOOD)
-    engine, warnings = create_engine(cwd=project, home=home, mcp=False)
+    engine, warnings = create_engine(cwd=project, home=home, mcp=False, trust=True)
     assert any(str(broken) in w for w in warnings)
     agent_tool = next(t for t in engine.tools if t.name == "Agent")
     assert "- csv-checker: Checks CSV files for missing dates" in agent_tool.prompt()

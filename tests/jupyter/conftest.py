@@ -132,6 +132,8 @@ class KernelHarness:
             env.pop(name, None)
         env.update({"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "test", "PYTHONUNBUFFERED": "1"})
         env.setdefault("MPLBACKEND", "agg")
+        # Folder-trust answers go to a file of this kernel's, never the developer's ~/.nb_agent.
+        env["NB_AGENT_TRUST_FILE"] = str(cwd.parent / f"{cwd.name}-trusted_folders.json")
         env.update(extra_env or {})
         self.km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=_kernel_specs(cwd))
         self.km.start_kernel(env=env, cwd=str(cwd))

@@ -62,6 +62,8 @@ def test_session_hooks_and_a_refused_prompt_in_a_kernel(make_kernel):
     kernel = make_kernel("hooks-project")
     hooks_dir = _project(kernel.cwd)
     assert kernel.run("%load_ext nb_agent").status == "ok"
+    trusted = kernel.run("%agent trust")  # the project's hooks are the subject: the user trusts it
+    assert f"Trusted {kernel.cwd}" in trusted.stdout, trusted.stdout
     start = len(kernel.server.requests)
 
     kernel.server.script.add(Reply(content=[text("Noted.")]))

@@ -19,6 +19,7 @@ from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, T
 from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
 from nb_agent.jupyter.view.throttle import CommBudget, UpdateScheduler
 from nb_agent.jupyter.view.tool_card import card_html, notice_html, thinking_html
+from nb_agent.jupyter.view.trust_card import TrustRow
 
 STATUS_KEY = "status"
 STRUCTURE_KEY = "structure"
@@ -277,6 +278,18 @@ class WidgetAgentView:
         row = self._approvals.get(card.key)
         if row is not None and not self.finished:
             self.scheduler.budget.spend(row.disable())
+
+    # --- the folder-trust question -------------------------------------------------------
+    def show_trust_question(self, notice: Notice, deliver: Callable[[bool], None]) -> TrustRow:
+        """Put the Trust / Don't trust buttons under ``notice`` (already in the state)."""
+        self.flush_now()  # the notice's widget exists from here on
+        widgets = self._widgets[notice.key]
+        row = TrustRow(on_answer=deliver, shared=self._shared)
+        outer = self._w.VBox(children=[widgets.content, row.box], layout=self._shared["layout"])
+        self._widgets[notice.key] = _ItemWidgets(outer=outer, content=widgets.content, extra=row.widgets)
+        self.scheduler.budget.spend((1 + TrustRow.WIDGETS) * WIDGET_COST)
+        self._sync_children()
+        return row
 
     # --- live output while the loop is blocked ----------------------------------------
     def push_live_output(self, tool_name: str, tail: str) -> None:

@@ -93,12 +93,14 @@ def bash_read_plan(
     env: Mapping[str, str] | None = None,
     parts: Sequence[CommandPart] | None = None,
     with_writes: bool = False,
+    git_allowed: bool = True,
 ) -> ReadPlan:
     """The reads of ``parts`` (default: every part) of a read-only command line.
 
     ``cwd`` is where the command starts; ``project_dir`` the session's starting directory
     (git is judged against its repository). ``with_writes`` also lists the literal
     targets of output redirections (``> x``, ``>> x``, ``&> x``) as ``writes``.
+    ``git_allowed=False`` (an untrusted folder): any git command asks.
     """
     env = os.environ if env is None else env
     selected = {id(part) for part in (analysis.parts if parts is None else parts)}
@@ -113,6 +115,8 @@ def bash_read_plan(
             if id(part) not in selected or name is None:
                 continue
             if name == "git":
+                if not git_allowed:
+                    raise _Unknown("git reads the repository's configuration, and this folder is not trusted")
                 if problem := git_run_problem(scope.cwds, project_dir=project_dir, env=env):
                     raise _Unknown(problem)
                 if git_prints_repository(argv[1:]):

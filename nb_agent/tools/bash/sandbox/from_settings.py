@@ -14,8 +14,10 @@ __all__ = ["sandbox_runtime_from_settings"]
 
 _GLOB_CHARS = set("*?[")
 TRUSTED_SOURCES = frozenset({"user"})
-"""Settings sources that may loosen the sandbox. Project files only tighten it: nb_agent
-has no folder trust yet, and a folder's own files must not widen what runs unasked in it."""
+"""Settings sources that may loosen the sandbox. Project files only tighten it, even in a
+trusted folder (see :mod:`nb_agent.tools.bash.sandbox.settings`): a folder's own files must
+not widen what runs unasked in it; an untrusted folder's are reduced to deny and ask rules
+and this section before they get here (:func:`nb_agent.permissions.settings.load_settings`)."""
 
 
 def sandbox_runtime_from_settings(settings: Settings, *, project_dir: Path, home: Path | None = None) -> SandboxRuntime:

@@ -2,8 +2,10 @@
 
 The user's own file (``~/.claude/settings.json``) is trusted in full. A project folder's
 files (``.claude/settings.json``, ``.claude/settings.local.json``) come with the folder,
-which may be hostile, so until folder trust exists they may only make the sandbox
-*stricter*: turn it on, turn auto-allow or unsandboxed fallback off, deny more paths.
+which may be hostile, so they may only make the sandbox *stricter*: turn it on, turn
+auto-allow or unsandboxed fallback off, deny more paths. This holds in a trusted folder
+too (:mod:`nb_agent.folder_trust`): the sandbox is what contains the read-only
+classifier's mistakes, and widening it is the user's own decision, in their own file.
 Anything that would loosen it from a project file is ignored with a warning.
 
 Paths use Claude Code's prefixes: ``//abs`` (filesystem root), ``~/`` (home), ``/rel``

@@ -32,7 +32,7 @@ async def run_commands(project: Path, home: Path, commands: list[str], **engine_
     async with FakeAnthropicServer([*(Reply(content=[c]) for c in calls), Reply(content=[text("done")])]) as server:
         engine, _ = create_engine(
             cwd=project, home=home, tools=[EverythingReadOnlyBash()], transport=AnthropicTransport(client=server.client()),
-            mcp=False, **engine_kwargs,
+            mcp=False, **{"trust": True, **engine_kwargs},  # the user's own project
         )  # fmt: skip
         out = await collect(engine, "go")
         assert out.result.subtype == "success", out.result

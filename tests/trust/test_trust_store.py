@@ -1,5 +1,6 @@
 """The folder-trust store: per folder, in the user's config, nearest answer wins."""
 
+import json
 from pathlib import Path
 
 from nb_agent.trust import is_trusted, set_trust, trust_answer, trust_file
@@ -29,3 +30,27 @@ def test_a_corrupt_store_trusts_nothing(tmp_path: Path) -> None:
     trust_file(home).parent.mkdir(parents=True)
     trust_file(home).write_text("{not json")
     assert not is_trusted(tmp_path, home=home)
+
+
+def test_answers_for_vanished_folders_are_dropped_and_the_file_can_be_moved(tmp_path: Path, monkeypatch) -> None:
+    home, gone, kept = tmp_path / "home", tmp_path / "scratch", tmp_path / "kept"
+    gone.mkdir()
+    kept.mkdir()
+    set_trust(gone, True, home=home)
+    gone.rmdir()
+    set_trust(kept, False, home=home)
+    assert json.loads(trust_file(home).read_text())["folders"] == {str(kept.resolve()): False}
+    monkeypatch.setenv("NB_AGENT_TRUST_FILE", str(tmp_path / "elsewhere.json"))
+    set_trust(kept, True)
+    assert is_trusted(kept) and (tmp_path / "elsewhere.json").is_file()
+    assert trust_answer(kept, home=home) is False  # an explicit home keeps its own file
+
+
+def test_the_store_is_a_protected_file_wherever_it_is(tmp_path: Path, monkeypatch) -> None:
+    from nb_agent.permissions.protected import protected_reason
+
+    assert protected_reason(tmp_path / "home" / ".nb_agent" / "trusted_folders.json")
+    moved = tmp_path / "answers.json"
+    assert protected_reason(moved) is None
+    monkeypatch.setenv("NB_AGENT_TRUST_FILE", str(moved))
+    assert protected_reason(tmp_path / "." / "ANSWERS.json") == "nb_agent's folder-trust answers"

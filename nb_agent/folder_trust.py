@@ -1,0 +1,128 @@
+"""Folder trust, the decision: may this folder's own files change what the agent does?
+
+A folder the user merely opened can carry files that would otherwise act on their own:
+``.claude/settings.json`` / ``.claude/settings.local.json`` (hooks run commands, allow
+rules and ``defaultMode`` loosen permissions, ``additionalDirectories`` widen where
+writes are free), ``.mcp.json`` (server commands are started), ``.claude/agents/``
+(prompts and modes for subagents) and a git repository (its configuration can make
+``git status`` run a command). :func:`folder_trust` says whether the folder has any
+of these (:attr:`FolderTrust.reasons`) and what the user answered for it (the store,
+:mod:`nb_agent.trust`). Until the answer is "trust", :func:`nb_agent.agent.create_engine`
+uses none of them except the project's deny and ask rules (they only tighten), and
+runs no git.
+
+Files under ``~/.claude`` are the user's own (a session started in the home directory
+reads them as project files): they never need trust.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from nb_agent.git.discovery import discover_repository
+from nb_agent.permissions.settings import is_users_own, untrusted_settings_keys
+from nb_agent.trust import trust_answer
+
+__all__ = ["FOLDER_TRUST_KEY", "FolderTrust", "TrustState", "folder_applies", "folder_trust", "trust_reasons"]
+
+TrustState = Literal["trusted", "declined", "unanswered", "not_needed"]
+"""``not_needed``: nothing in the folder would change the agent's behaviour; ``declined``:
+the user answered "Don't trust"; ``unanswered``: nobody answered (treated as untrusted)."""
+
+FOLDER_TRUST_KEY = "folder_trust"
+"""Where ``create_engine`` leaves the :class:`FolderTrust` it decided on, in ``EngineConfig.extra``."""
+SETTINGS_FILES = ("settings.json", "settings.local.json")
+PROJECT_MCP_FILE = ".mcp.json"
+AGENTS_DIR = Path(".claude") / "agents"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FolderTrust:
+    """A folder, what in it would need trust, and the user's answer."""
+
+    folder: Path
+    state: TrustState
+    reasons: tuple[str, ...] = field(default=())
+    """What in the folder would change the agent's behaviour (empty: ``not_needed``)."""
+
+    @property
+    def applies(self) -> bool:
+        """May the folder's files take effect (hooks, allow rules, mode, MCP, agents, git)?"""
+        return self.state in ("trusted", "not_needed")
+
+    def describe(self) -> str:
+        """One line for ``%agent status``."""
+        if self.state == "not_needed":
+            return f"not needed — nothing in {self.folder} changes what the agent does"
+        what = "; ".join(self.reasons)
+        if self.state == "trusted":
+            return f"trusted — {self.folder} ({what})"
+        said = "you answered Don't trust" if self.state == "declined" else "not answered yet"
+        return f"not trusted ({said}) — {self.folder}: {what} not used (its deny and ask rules still apply); %agent trust to trust it"
+
+
+def folder_applies(extra: dict[str, Any]) -> bool:
+    """Did the engine's maker find the folder's files may take effect? False when it did
+    not decide (an engine built by hand reads no git status)."""
+    decided = extra.get(FOLDER_TRUST_KEY)
+    return isinstance(decided, FolderTrust) and decided.applies
+
+
+def folder_trust(folder: Path, *, home: Path | None = None) -> FolderTrust:
+    """The trust state of ``folder`` for a session started there."""
+    folder = Path(os.path.abspath(folder))
+    reasons = trust_reasons(folder, home=home)
+    if not reasons:
+        return FolderTrust(folder=folder, state="not_needed")
+    answer = trust_answer(folder, home=home)
+    state: TrustState = "unanswered" if answer is None else "trusted" if answer else "declined"
+    return FolderTrust(folder=folder, state=state, reasons=tuple(reasons))
+
+
+def trust_reasons(folder: Path, *, home: Path | None = None) -> list[str]:
+    """What in ``folder`` would change the agent's behaviour, one phrase each."""
+    reasons: list[str] = []
+    for name in SETTINGS_FILES:
+        path = folder / ".claude" / name
+        if is_users_own(path, home=home):
+            continue
+        keys = untrusted_settings_keys(_read_object(path))
+        if keys:
+            reasons.append(f".claude/{name} ({', '.join(keys)})")
+    servers = _read_object(folder / PROJECT_MCP_FILE).get("mcpServers")
+    if isinstance(servers, dict) and servers:
+        reasons.append(f"{PROJECT_MCP_FILE} ({len(servers)} MCP server{'s' if len(servers) != 1 else ''})")
+    agents = folder / AGENTS_DIR
+    if not is_users_own(agents, home=home) and _has_markdown(agents):
+        reasons.append(".claude/agents (subagent definitions)")
+    repository = _git_repository(folder)
+    if repository is not None:
+        reasons.append(f"a git repository ({repository})")
+    return reasons
+
+
+def _read_object(path: Path) -> dict[str, Any]:
+    """The file's JSON object; ``{}`` when missing or unusable (the loaders skip it then too)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _has_markdown(directory: Path) -> bool:
+    try:
+        return any(entry.name.endswith(".md") for entry in os.scandir(directory))
+    except OSError:
+        return False
+
+
+def _git_repository(folder: Path) -> Path | None:
+    found = discover_repository(folder)
+    if found is None:
+        return None
+    return found.work_tree or found.git_dir

@@ -1,0 +1,1 @@
+"""Reading git repositories without running git or anything their configuration names."""
