@@ -21,7 +21,8 @@ ANSWER_HELP = (
     "suggested session rule), deny or deny:FEEDBACK. Questions (AskUserQuestion), one value per question: "
     "pick:LABEL (pick:A;B for several) or other:TEXT. Plans (ExitPlanMode): plan:default, plan:acceptEdits, "
     "plan:keep or plan:keep:FEEDBACK. Each kind is used in its own order (repeatable; requests beyond the list "
-    "are refused). trust or untrust answers the question whether to trust this folder. For runs nobody can click in (nbclient, nbval); the final rendering shows each answer."
+    "are refused). trust or untrust answers the question whether to trust this folder. "
+    "For runs nobody can click in (nbclient, nbval); the final rendering shows each answer."
 )
 PLAN_WORDS = {"default": "default", "approve": "default", "acceptedits": "acceptEdits", "keep": "keep"}
 
