@@ -92,7 +92,7 @@ def trust(session: KernelAgentSession, path: str | None, *, trusted: bool) -> No
         return
     now = session.set_folder_trust(trusted, folder)
     verb = "Trusted" if trusted else "Not trusting"
-    print(f"{verb} {folder} and the folders under it (kept in {trust_file()}).")
+    print(f"{verb} {folder} and the folders under it (remembered in your own configuration, {_store_name(trust_file())}).")
     if now.folder != folder and not str(now.folder).startswith(str(folder) + os.sep):
         return
     if now.state == "not_needed":
@@ -101,6 +101,19 @@ def trust(session: KernelAgentSession, path: str | None, *, trusted: bool) -> No
         print(f"The agent now uses its {'; '.join(now.reasons)}.")
     else:
         print(f"The agent does not use its {'; '.join(now.reasons)} (its deny and ask rules still apply), and runs no git.")
+
+
+def _store_name(path: Any) -> str:
+    """The store's path as the user would write it (notebooks are shared: no home path)."""
+    import os
+
+    from nb_agent.permissions.paths import home_directory
+    from nb_agent.trust import TRUST_FILE_ENV
+
+    if os.environ.get(TRUST_FILE_ENV):
+        return f"${TRUST_FILE_ENV}"
+    home = home_directory()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
 def _model_lines(session: KernelAgentSession) -> list[str]:
