@@ -144,7 +144,7 @@ def test_answer_trust_pre_answers_the_question(make_kernel):
     assert "answered by --answer" in _shown(run)
     assert _trust_file(kernel) == {str(kernel.cwd.resolve()): True}
     bad = kernel.run("%%agent --answer trust:yes\nx")
-    assert "expected allow, always, deny, deny:FEEDBACK, trust or untrust" in bad.stdout
+    assert "plan:MODE, trust or untrust, got 'trust:yes'" in bad.stdout
 
 
 def test_a_folder_with_nothing_to_trust_is_not_asked_about(make_kernel):
