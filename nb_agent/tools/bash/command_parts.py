@@ -35,9 +35,10 @@ _SHELLS = frozenset("sh bash dash zsh ksh mksh ash busybox".split())
 _COMMAND_STRING_OPTIONS = {"su": "-c", "runuser": "-c", "script": "-c", "flock": "-c"}
 _MAX_NESTING = 3
 
-# Control characters other than tab and newline: bash and tree-sitter may split them
+# Control characters other than tab and newline, and Unicode blanks (which bash keeps
+# inside a word and the parser may split on): bash and tree-sitter may split them
 # differently, and no legitimate command needs them.
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
 def words_text(words: tuple[Word, ...] | list[Word], *, raw: bool = False) -> str:

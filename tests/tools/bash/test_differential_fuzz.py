@@ -94,6 +94,9 @@ GLUE = (" ", "  ", "\t", " \\\n", "\\\n", " \\\n ", "\\ ", "\\\t", " # c\n", "\n
 SPECIALS = (
     "\\", "\\\n", "\n", "'", '"', "#", ";", "&", "|", "$", "`", "{", "}", "(", ")", "<", ">", "\t", " ",
     "$'", "\\ ", '"\\\t"', "\\;", "!", "\\ \\\n", "\\;\\ \\\n", "*", "?", "[", "~", "=", "$(", "<(", ">&", "2>&1", "<<", "-",
+    # found attacking again: carriage returns, unicode blanks, locale quoting, brace and
+    # extended globs, named descriptors, read-write and process substitution
+    "\r", "\r\n", "\\\r\n", "\u00a0", "\u3000", "\u2028", '$"', "{a,-exec}", "!(x)", "@(x|y)", "{fd}>", "<>", ">(", "$((", "a[$(id)]",
 )
 
 

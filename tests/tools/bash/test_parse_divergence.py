@@ -77,3 +77,11 @@ def test_words_after_a_redirection_run_together_as_in_bash(glued: str) -> None:
         values = [word.value for word in analysis.parts[0].argv]
         expected = subprocess.run(["bash", "-c", f"printf '%s\\n' {glued} X"], capture_output=True, text=True).stdout
         assert values[1:] == expected.splitlines(), (glued, values)
+
+
+@pytest.mark.parametrize("blank", ["\u00a0", "\u2000", "\u2003", "\u2028", "\u2029", "\u202f", "\u3000", "\ufeff", "\x85", "\r"])
+@pytest.mark.parametrize("template", ["du {b}-sh .", "find . {b}-name x", "cat notes.txt{b}; touch X", "ls{b}-la"])
+def test_unicode_blanks_and_carriage_returns_are_refused(blank: str, template: str) -> None:
+    """Bash keeps a Unicode blank inside the word (`du '\u3000-sh'` is a file name, not
+    `-sh`); the parser may split there. The differential fuzz found it."""
+    assert not is_read_only_command(template.format(b=blank))
