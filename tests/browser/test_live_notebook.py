@@ -23,6 +23,14 @@ def _tool_results(request):
     return texts
 
 
+def _wait_for_requests(nb, lab, count):
+    """Until the model has been called ``count`` times in all (the page keeps running)."""
+    deadline = time.monotonic() + 120
+    while len(lab.server.requests) < count:
+        assert time.monotonic() < deadline, f"the model was called {len(lab.server.requests)} times, not {count}"
+        nb.page.wait_for_timeout(100)
+
+
 def _start(lab, new_page, name):
     lab.notebook(name, ["%load_ext nb_agent", "x = 1", "y = 2", "%%agent\nUse x from the cell above."])
     nb = NotebookPage(new_page(), lab, name).open()
@@ -98,10 +106,7 @@ def test_an_edit_of_the_cell_the_user_is_typing_in_is_refused(lab, new_page):
     )
     start = len(lab.server.requests)
     nb.run(3)
-    deadline = time.monotonic() + 120
-    while len(lab.server.requests) < start + 2:  # the model has the Read result and is answering
-        assert time.monotonic() < deadline
-        nb.page.wait_for_timeout(100)
+    _wait_for_requests(nb, lab, start + 2)  # the model has the Read result and is answering
     nb.type_into(1, "  # the user types here")
     nb.wait_executed(3)
     result = _tool_results(lab.server.requests[start + 2])[0]
@@ -250,10 +255,7 @@ def test_what_the_user_types_during_the_run_reaches_the_agents_next_turn(which, 
     )
     start = len(lab.server.requests)
     nb.run(3)
-    deadline = time.monotonic() + 120
-    while len(lab.server.requests) < start + 1:  # the model is answering, slowly
-        assert time.monotonic() < deadline
-        nb.page.wait_for_timeout(100)
+    _wait_for_requests(nb, lab, start + 1)  # the model is answering, slowly
     nb.type_into(2, "  # changed while the agent worked")
     nb.command_mode()
     nb.wait_executed(3)
