@@ -134,6 +134,7 @@ GIT_OUTSIDE_DENIED = [
     "cat notes.txt",
     "grep -r x src",
     "wc -l notes.txt src/a.py",
+    "grep --file=notes.txt src/a.py",
 ]
 
 
@@ -143,7 +144,7 @@ def test_reads_outside_the_denied_set_stay_allowed(world: dict[str, Path], comma
     assert isinstance(decision, PermissionAllow), decision
 
 
-@pytest.mark.parametrize("command", ["git log -p", "git diff", "git show HEAD", "git grep x", "grep -r x ."])
+@pytest.mark.parametrize("command", ["git log -p", "git diff", "git show HEAD", "git grep x", "grep -r x .", "rg --files | head"])
 def test_without_read_rules_git_content_is_read_only(world: dict[str, Path], command: str) -> None:
     assert isinstance(decide(world, command), PermissionAllow)
 
@@ -233,6 +234,7 @@ NAMES_FROM_A_FILE = [
     "sort --files0=list",
     "sort --fil=list",
     "wc --files0-from=list",
+    "wc --f=list",
     "du --files0-from=list",
     "echo .env | xargs cat",
     "xargs -a list cat",

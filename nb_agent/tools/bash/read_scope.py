@@ -129,7 +129,7 @@ def bash_read_plan(
                     _add_work_trees(scope)
             if name == "xargs" or "xargs" in part.unwrapped.wrappers:
                 raise _Unknown("xargs passes paths it reads from its input")
-            if any(word.is_literal and _reads_names_from_file(word.value) for word in argv[1:]):
+            if any(word.is_literal and _reads_names_from_file(name, word.value) for word in argv[1:]):
                 raise _Unknown(f"{name} reads the names of the files it reads from a file")
             _command_reads(scope, name, argv[1:])
             _add_redirects(scope, part.simple.redirects, with_writes=with_writes)
@@ -157,11 +157,14 @@ def _command_argv(part: CommandPart) -> tuple[Word, ...]:
     return part.unwrapped.layers[-1]
 
 
-def _reads_names_from_file(option: str) -> bool:
-    """``--files0-from=LIST`` (sort, wc, du; any unambiguous abbreviation such as
-    ``--files0``), ``--files-from``: the paths come from a file's contents."""
+def _reads_names_from_file(program: str, option: str) -> bool:
+    """``--files0-from=LIST`` (sort, wc, du; GNU accepts any unambiguous abbreviation such
+    as ``--files0`` or ``wc --f``), ``--files-from``: the paths come from a file's contents.
+    (``rg --files`` and ``grep --file`` are other options.)"""
     name = option.partition("=")[0]
-    return len(name) >= 5 and ("--files0-from".startswith(name) or "--files-from".startswith(name))
+    if name.startswith(("--files0", "--files-f")):
+        return True
+    return program in ("sort", "wc", "du") and len(name) >= 3 and "--files0-from".startswith(name)
 
 
 def _change_directory(scope: _Scope, name: str, args: Sequence[Word]) -> None:
