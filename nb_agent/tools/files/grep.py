@@ -7,6 +7,7 @@ and lines are capped at 500 columns. ``files_with_matches`` lists the newest fil
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import re
 from typing import Any, Literal
 
@@ -172,7 +173,10 @@ class GrepTool(Tool[GrepInput]):
         return ValidationResult.passed()
 
     async def call(self, input: GrepInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        path = expand_path(input.path or ".", ctx.cwd)
+        # ripgrep anchors `--glob` exclusions at its working directory, which the OS gives
+        # as the real path: a search path spelled through a symlink (a symlinked project,
+        # /proc/self/root/...) would escape the anchored Read deny exclusions.
+        path = Path(os.path.realpath(expand_path(input.path or ".", ctx.cwd)))
         run_in = path if path.is_dir() else path.parent
         args = build_rg_args(input, os.fspath(path))
         for glob in denied_read_globs(ctx.options, ctx, run_in):

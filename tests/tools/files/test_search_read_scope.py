@@ -88,3 +88,27 @@ def test_grep_naming_a_denied_file_is_denied(project: Path) -> None:
     parsed = grep.parse_input({"pattern": "TOKEN", "path": ".env", "output_mode": "content"})
     assert asyncio.run(grep.validate_input(parsed, ctx)).ok
     assert isinstance(asyncio.run(policy.decide(grep, parsed, ctx)), PermissionDeny)
+
+
+@pytest.mark.parametrize(("deny", "hidden"), CASES)
+@pytest.mark.parametrize("spelling", ["symlinked project", "/proc/self/root"])
+def test_a_search_path_spelled_through_a_link_still_leaves_out_denied_files(
+    project: Path, tmp_path: Path, deny: list[str], hidden: set[str], spelling: str
+) -> None:
+    """ripgrep anchors exclusions at its real working directory: a project reached through
+    a symlink (a symlinked home, macOS's /tmp) returned the denied files' contents."""
+    if spelling == "symlinked project":
+        root = tmp_path / "link"
+        root.symlink_to(project)
+    else:
+        root = Path(f"/proc/self/root{project}")
+        if not root.is_dir():
+            pytest.skip("no /proc")
+    for mode in ("bypassPermissions", "default"):
+        policy = RuleBasedPolicy(project_dir=root, deny=deny, mode=mode)  # type: ignore[arg-type]
+        ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=root), options={READ_SCOPE_OPTION: policy.read_scope})
+        for path in (None, str(root)):
+            text = found(GrepTool(), ctx, pattern="TOKEN", output_mode="content", path=path)
+            shown = {line.split(":", 1)[0] for line in text.splitlines()}
+            relatives = {name.replace(str(root), "").replace(str(project), "").lstrip("/") for name in shown}
+            assert "ok.txt" in relatives and not relatives & hidden, (path, text)
