@@ -8,12 +8,14 @@ approver is connected, so anything that asks is refused.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from nb_agent.folder_trust import folder_trust
 from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import collect
 from nb_agent.trust import set_trust
@@ -198,6 +200,48 @@ async def test_git_read_only_commands_ask_in_an_untrusted_repository_only(folder
     engine, _, transport = make_engine(folder, [Reply(content=[call]), Reply(content=[text("done")])])
     await collect(engine, "status?")
     assert "On branch main" in result_text(tool_results(transport)[0])
+
+
+def _bare_repository_with_textconv(folder: Path, tmp_path: Path, layout: str) -> None:
+    """The folder itself a bare repository (one commit), spelled as loosely as git accepts,
+    whose diff driver prints ``EXECUTED`` when ``git show`` renders the commit."""
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    (source / "a.txt").write_text("hi\n")
+    git(source, "add", ".")
+    git(source, "commit", "-q", "-m", "c")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True, check=True).stdout.strip()
+    shutil.copytree(source / ".git" / "objects", folder / "objects")
+    (folder / "packed-refs").write_text(f"{head} refs/heads/main\n")
+    if layout == "HEAD a dangling symlink":
+        (folder / "refs").mkdir()
+        (folder / "HEAD").symlink_to("refs/heads/main")
+    elif layout == "an empty .git beside it":
+        (folder / "refs").mkdir()
+        (folder / "HEAD").symlink_to("refs/heads/main")
+        (folder / ".git").mkdir()
+    (folder / "info").mkdir()
+    (folder / "info" / "attributes").write_text("* diff=evil\n")
+    (folder / "config").write_text('[core]\n\tbare = true\n[diff "evil"]\n\ttextconv = echo EXECUTED; cat\n')
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+@pytest.mark.parametrize("layout", ["HEAD a dangling symlink", "an empty .git beside it"])
+async def test_a_bare_repository_git_sees_and_a_lax_check_would_not(folder, tmp_path, make_engine, home, layout, trusted) -> None:
+    """Untrusted: the folder needs trust (git asks); trusted: the configuration git will
+    really read is the one checked (git asks: it names a textconv command)."""
+    _bare_repository_with_textconv(folder, tmp_path, layout)
+    shown = subprocess.run(["git", "show", "HEAD"], cwd=folder, capture_output=True, text=True)
+    assert "EXECUTED" in shown.stdout, "git itself runs the folder's textconv"
+    assert folder_trust(folder).state == "unanswered"
+    if trusted:
+        set_trust(folder, True, home=home)
+    call = tool_use("Bash", {"command": "git show HEAD"}, id="toolu_show")
+    engine, _, transport = make_engine(folder, [Reply(content=[call]), Reply(content=[text("done")])])
+    await collect(engine, "show the last commit")
+    result = result_text(tool_results(transport)[0])
+    assert "EXECUTED" not in result and "not granted" in result, result
 
 
 # --- env, additionalDirectories, allow rules ---------------------------------------------------
