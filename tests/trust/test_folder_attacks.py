@@ -18,6 +18,7 @@ import pytest
 from nb_agent.folder_trust import folder_trust
 from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import collect
+from nb_agent.tools.bash.sandbox import probe_availability
 from nb_agent.trust import set_trust
 
 from .conftest import git, make_hostile_repository, request_text, touch_command, write_settings
@@ -242,6 +243,32 @@ async def test_a_bare_repository_git_sees_and_a_lax_check_would_not(folder, tmp_
     await collect(engine, "show the last commit")
     result = result_text(tool_results(transport)[0])
     assert "EXECUTED" not in result and "not granted" in result, result
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
+async def test_a_sandbox_the_folder_turns_on_does_not_run_commands_unasked(folder, make_engine, home, name, trusted) -> None:
+    """``sandbox.enabled`` only tightens, but auto-allow defaults to on: a folder turning the
+    sandbox on would let every command run unasked. Only the user's own file can."""
+    write_settings(folder, {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True}}, name=name)
+    if trusted:
+        set_trust(folder, True, home=home)
+    call = tool_use("Bash", {"command": f"touch {folder / 'PWNED_sandboxed'}"}, id="toolu_touch")
+    engine, _, transport = make_engine(folder, [Reply(content=[call]), Reply(content=[text("done")])])
+    await collect(engine, "touch it")
+    assert "not granted" in result_text(tool_results(transport)[0])
+    assert not (folder / "PWNED_sandboxed").exists()
+
+
+async def test_the_users_own_auto_allow_still_runs_sandboxed_commands(folder, make_engine, home) -> None:
+    if not probe_availability().available:
+        pytest.skip("no OS sandbox here")
+    write_settings(home, {"sandbox": {"autoAllowBashIfSandboxed": True}})
+    write_settings(folder, {"sandbox": {"enabled": True}})
+    call = tool_use("Bash", {"command": f"touch {folder / 'made'}"}, id="toolu_touch")
+    engine, _, _ = make_engine(folder, [Reply(content=[call]), Reply(content=[text("done")])])
+    await collect(engine, "touch it")
+    assert (folder / "made").exists()
 
 
 # --- env, additionalDirectories, allow rules ---------------------------------------------------

@@ -3,7 +3,9 @@
 The user's own file (``~/.claude/settings.json``) is trusted in full. A project folder's
 files (``.claude/settings.json``, ``.claude/settings.local.json``) come with the folder,
 which may be hostile, so they may only make the sandbox *stricter*: turn it on, turn
-auto-allow or unsandboxed fallback off, deny more paths. This holds in a trusted folder
+auto-allow or unsandboxed fallback off, deny more paths. A sandbox only a project turned on
+does not auto-allow commands (``autoAllowBashIfSandboxed`` defaults to true: that would be a
+permission the folder gives itself), unless the user's own file asks for auto-allow. This holds in a trusted folder
 too (:mod:`nb_agent.folder_trust`): the sandbox is what contains the read-only
 classifier's mistakes, and widening it is the user's own decision, in their own file.
 Anything that would loosen it from a project file is ignored with a warning.
@@ -90,6 +92,7 @@ def merge_sandbox_settings(
             warnings.append(f"{source} settings: 'sandbox' must be an object; ignored")
             continue
         merged = _merge_one(merged, raw, source=source, trusted=source in trusted_sources, project_dir=project_dir, home=home, warnings=warnings)
+    merged = _project_enabled_sandbox_asks(merged, sections, trusted_sources=trusted_sources, warnings=warnings)
     if rule_paths:
         merged = replace(
             merged,
@@ -98,6 +101,28 @@ def merge_sandbox_settings(
             deny_read=_union(merged.deny_read, rule_paths.get("deny_read", ())),
         )
     return merged, warnings
+
+
+def _project_enabled_sandbox_asks(
+    merged: SandboxSettings, sections: Mapping[str, Any], *, trusted_sources: frozenset[str], warnings: list[str]
+) -> SandboxSettings:
+    """A sandbox only a project file turned on does not make commands run unasked.
+
+    ``autoAllowBashIfSandboxed`` defaults to true, so ``"enabled": true`` from a folder's
+    own file would otherwise let every command the model writes run without asking (inside
+    the sandbox): a permission a folder gives itself. Auto-allow then needs the user's own
+    file to enable the sandbox or to say ``autoAllowBashIfSandboxed: true``."""
+    if not merged.enabled or not merged.auto_allow_bash_if_sandboxed:
+        return merged
+    for source in trusted_sources:
+        raw = sections.get(source)
+        if isinstance(raw, dict) and (raw.get("enabled") is True or raw.get("autoAllowBashIfSandboxed") is True):
+            return merged
+    warnings.append(
+        "project settings turn the sandbox on: sandboxed commands still ask (only your user settings can let them "
+        "run unasked, with sandbox.enabled or autoAllowBashIfSandboxed)"
+    )
+    return replace(merged, auto_allow_bash_if_sandboxed=False)
 
 
 def _merge_one(

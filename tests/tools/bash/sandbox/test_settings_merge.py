@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nb_agent.agent import create_engine
 from nb_agent.permissions.settings import load_settings
 from nb_agent.tools.bash.sandbox.from_settings import sandbox_runtime_from_settings
@@ -48,8 +50,23 @@ def test_a_project_can_only_tighten(tmp_path: Path) -> None:
     joined = "\n".join(runtime.warnings)
     for key in ("excludedCommands", "allowWrite", "allowedDomains", "allowAll", "enabled=false"):
         assert key in joined, key
-    # autoAllowBashIfSandboxed: true is the default, not a loosening of anything the user set
-    assert "autoAllowBashIfSandboxed" not in joined
+    # the project turned the sandbox on: its commands still ask (auto-allow is the user's to give)
+    assert not s.auto_allow_bash_if_sandboxed and "sandboxed commands still ask" in joined
+
+
+@pytest.mark.parametrize(
+    ("user", "auto_allowed"),
+    [({}, False), ({"autoAllowBashIfSandboxed": False}, False), ({"autoAllowBashIfSandboxed": True}, True), ({"enabled": True}, True)],
+)
+def test_auto_allow_needs_the_users_own_file(tmp_path: Path, user: dict, auto_allowed: bool) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    _write(home / ".claude" / "settings.json", {"sandbox": user})
+    for name in ("settings.json", "settings.local.json"):
+        _write(project / ".claude" / name, {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True}})
+    for trusted in (False, True):  # a trusted folder's files do not loosen the sandbox either
+        settings = load_settings(project, home=home, project_trusted=trusted)
+        s = sandbox_runtime_from_settings(settings, project_dir=project, home=home).settings
+        assert s.enabled and s.auto_allow_bash_if_sandboxed is auto_allowed, (user, trusted)
 
 
 def test_permission_rules_feed_the_filesystem_lists(tmp_path: Path) -> None:
