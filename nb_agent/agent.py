@@ -12,6 +12,7 @@ project's settings give only deny and ask rules, ``.mcp.json`` servers are not s
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -73,8 +74,12 @@ def _configure_sandbox(config: EngineConfig, settings: Any, *, home: Path | None
 
 
 def _decide_trust(trust: FolderTrust | bool | None, cwd: Path, *, home: Path | None) -> FolderTrust:
-    if isinstance(trust, FolderTrust):
+    # A decision made for another folder (the kernel's cwd moved between the answer and the
+    # build) says nothing about this one: decide again from the recorded answers.
+    if isinstance(trust, FolderTrust) and trust.folder == Path(os.path.abspath(cwd)):
         return trust
+    if isinstance(trust, FolderTrust):
+        return folder_trust(cwd, home=home)
     found = folder_trust(cwd, home=home)
     if trust is None or found.state == "not_needed":
         return found

@@ -139,6 +139,23 @@ async def test_untrust_after_trust_and_a_nearer_dont_trust(folder, markers, make
     assert list(markers.iterdir()) == []
 
 
+async def test_a_decision_for_another_folder_does_not_carry_over(folder, tmp_path, markers, make_engine, home) -> None:
+    """The kernel's cwd moved between the answer (for the folder the user trusted) and the
+    engine's build: the new folder's files wait for their own answer."""
+    trusted = tmp_path / "mine"
+    write_settings(trusted, {"permissions": {"allow": ["Read"]}})
+    set_trust(trusted, True, home=home)
+    write_settings(folder, {"hooks": hooks_touching(markers, "moved"), "permissions": {"defaultMode": "bypassPermissions"}})
+    decided_elsewhere = folder_trust(trusted)
+    assert decided_elsewhere.state == "trusted"
+    engine, _, _ = make_engine(folder, [Reply(content=[text("hi")])], trust=decided_elsewhere)
+    await collect(engine, "hi")
+    assert engine.permission_policy.mode == "default" and engine.folder_trust.state == "unanswered"
+    assert list(markers.iterdir()) == []
+    engine, _, _ = make_engine(trusted, [], trust=decided_elsewhere)  # the folder it was made for: used as given
+    assert engine.folder_trust is decided_elsewhere
+
+
 # --- .mcp.json ----------------------------------------------------------------------------------
 
 
