@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from nb_agent.config_text import read_config_text
 from nb_agent.git.discovery import discover_repository
 from nb_agent.permissions.settings import is_users_own, untrusted_settings_keys
 from nb_agent.trust import trust_answer
@@ -108,7 +109,7 @@ def trust_reasons(folder: Path, *, home: Path | None = None) -> list[str]:
 def _read_object(path: Path) -> dict[str, Any]:
     """The file's JSON object; ``{}`` when missing or unusable (the loaders skip it then too)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_config_text(path))
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Union
 
+from nb_agent.config_text import read_config_text
 from nb_agent.errors import ConfigurationError
 
 ConfigScope = Literal["user", "project", "local", "runtime"]
@@ -219,7 +220,7 @@ def parse_mcp_servers(
 
 def _read_json(path: Path) -> tuple[Any, ConfigIssue | None]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
+        return json.loads(read_config_text(path)), None
     except FileNotFoundError:
         return None, None
     except (OSError, UnicodeDecodeError) as exc:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
+from nb_agent.config_text import read_config_text
 from nb_agent.errors import ConfigurationError
 from nb_agent.permissions.paths import home_directory
 from nb_agent.permissions.rules import PermissionRule, RuleBehavior, parse_rule
@@ -152,7 +153,7 @@ def _untrusted_part(data: dict[str, Any], *, path: Path, skipped: list[str]) -> 
 
 def _read_json_object(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config_text(path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
