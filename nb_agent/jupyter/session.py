@@ -248,9 +248,12 @@ class KernelAgentSession:
         from nb_agent.agent import create_engine
 
         mode = self.settings.permission_mode
+        config = self._engine_config()
+        if trust is not None:  # rebuilt for an answer: the same folder, wherever the kernel's cwd went since
+            config.cwd = trust.folder
         engine, warnings = create_engine(
             trust=trust,
-            config=self._engine_config(),
+            config=config,
             permission_mode=mode if mode != "default" else None,  # let the settings' defaultMode apply
             allow=self._valid_rules("allow"),
             deny=self._valid_rules("deny"),
