@@ -16,7 +16,8 @@
    PreToolUse hook's "allow" does not answer either)
 7. ``bypassPermissions`` -> allow; ``acceptEdits`` and a file edit -> allow
 8. allow rules -> allow; for Bash, every simple command covered by an allow rule or
-   read-only (:mod:`nb_agent.permissions.fast_path`)
+   read-only (:mod:`nb_agent.permissions.fast_path`), and what the reading commands read
+   (those a rule covers too) within Read's scope
 9. read-only -> allow, unless a file read leaves the working directories, or the tool
    ``reaches_network`` or is an MCP tool (then ask);
    a read-only Bash command is held to Read's scope: what it reads must be readable
@@ -47,6 +48,7 @@ from nb_agent.permissions.rules import (
     first_matching_rule,
     parse_rule,
     rule_applies_to_tool,
+    suggest_read_rule,
     suggest_rule,
     tool_family,
 )
@@ -227,6 +229,14 @@ class RuleBasedPolicy(PermissionPolicy):
         if mode == "acceptEdits" and tool_family(tool) == "file_edit":
             return PermissionAllow(updated_input=updated_input, reason="acceptEdits mode")
         if rule := self.matching_rule(tool, input, ctx, behavior="allow"):
+            exact = rule.content is not None and rule.content.strip() == (tool.permission_rule_content(input) or "").strip()
+            if tool_family(tool) == "shell" and rule.content is not None and not exact:
+                # A rule names a program, not what it may read (`Bash(cat:*)` does not
+                # open ~/.ssh): what the command's readers read stays within Read's scope.
+                # (Reads that cannot be listed before it runs, `cat "$f"`, stay the rule's.)
+                held = self._shell_fast_path(tool, input, ctx, read_only=read_only, known_reads_only=True)
+                if isinstance(held, (PermissionAsk, PermissionDeny)):
+                    return held
             return PermissionAllow(updated_input=updated_input, reason=f"rule {rule.text} ({rule.source} settings)")
         fast_path_ask: PermissionAsk | None = None
         if tool_family(tool) == "shell":
@@ -263,20 +273,26 @@ class RuleBasedPolicy(PermissionPolicy):
         )
 
     def _shell_fast_path(
-        self, tool: Tool[Any], input: Any, ctx: ToolUseContext, *, read_only: bool
+        self, tool: Tool[Any], input: Any, ctx: ToolUseContext, *, read_only: bool, known_reads_only: bool = False
     ) -> PermissionDecision | None:
         command = tool.permission_rule_content(input) or ""
         allow_rules = [r for r in self.rules if r.behavior == "allow" and rule_applies_to_tool(r, tool)]
         outcome = shell_fast_path(
             command, allow_rules=allow_rules, read_only=read_only, scope=self.read_scope(ctx), tool_name=tool.name
         )
-        if outcome is None:
+        if outcome is None or (known_reads_only and outcome.verdict.unknown):
             return None
         verdict = outcome.verdict
         if verdict.behavior == "allow":
             return PermissionAllow(reason=outcome.reason)
         if verdict.behavior == "deny":
             return PermissionDeny(message=verdict.message)
+        if verdict.outside:
+            # Only reads outside the working directories asked: a Read rule for them, not a
+            # rule for the program (`Bash(cat:*)` would not answer it next time).
+            first = verdict.outside[0]
+            suggested = suggest_read_rule(first.path, tree=first.kind == "tree", root=self._rule_cwd(ctx), home=self._home)
+            return PermissionAsk(message=verdict.message, suggested_rule=suggested)
         return PermissionAsk(message=verdict.message, suggested_rule=self._suggest(tool, input, ctx))
 
     # --- helpers ----------------------------------------------------------------------

@@ -122,7 +122,8 @@ def shell_fast_path(
     tool_name: str,
 ) -> ShellFastPath | None:
     """Allow ``command`` when each simple command is covered by an allow rule or is
-    read-only within Read's scope; ``None`` when the fast path does not apply at all."""
+    read-only, and what the read-only ones read (covered by a rule or not) is within
+    Read's scope; ``None`` when the fast path does not apply at all."""
     from nb_agent.tools.bash.command_parts import analyse_command
     from nb_agent.tools.bash.read_only import part_is_read_only
     from nb_agent.tools.bash.read_scope import bash_read_plan
@@ -135,12 +136,14 @@ def shell_fast_path(
     if coverage is not None and coverage.used:
         uncovered = coverage.uncovered
         names = ", ".join(rule.text for rule in coverage.used)
-        if not uncovered:
-            return ShellFastPath(verdict=ReadVerdict(behavior="allow"), reason=f"rules {names}")
         if all(part_is_read_only(part) for part in uncovered):
-            verdict = scope.judge(plan_for(uncovered), tool_name=tool_name)
+            # A rule names a program, not what it may read: every part that reads (allowed
+            # by a rule or not) stays within Read's scope (`Bash(cat:*)` does not open ~/.ssh).
+            readers = [part for part in coverage.analysis.parts if part_is_read_only(part)]
+            verdict = scope.judge(plan_for(readers), tool_name=tool_name) if readers else ReadVerdict(behavior="allow")
             if verdict.behavior == "allow" or not read_only:
-                return ShellFastPath(verdict=verdict, reason=f"rules {names}; the rest is read-only")
+                reason = f"rules {names}; the rest is read-only" if uncovered else f"rules {names}"
+                return ShellFastPath(verdict=verdict, reason=reason)
     if not read_only:
         return None
     verdict = scope.judge(plan_for(None), tool_name=tool_name)

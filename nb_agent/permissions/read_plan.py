@@ -51,6 +51,11 @@ class ReadVerdict:
 
     behavior: Literal["allow", "ask", "deny"]
     message: str = ""
+    unknown: bool = False
+    """It asks because the reads cannot be listed before the command runs."""
+    outside: tuple[PathRead, ...] = ()
+    """The reads outside the working directories that made it ask (a ``Read`` allow
+    rule for them would answer it: the rule an "Always allow" answer adds)."""
 
 
 PathRuleMatcher = Callable[[Path, str], str | None]
@@ -71,8 +76,9 @@ def check_read_plan(
     for the tree check.
     """
     if plan.unknown is not None:
-        return ReadVerdict(behavior="ask", message=f"{tool_name} is not known to be read-only here: {plan.unknown}.")
+        return ReadVerdict(behavior="ask", message=f"{tool_name} is not known to be read-only here: {plan.unknown}.", unknown=True)
     asks: list[str] = []
+    outside: list[PathRead] = []
     # Each working directory in both spellings, resolved once (realpath is not free).
     roots = [spelling for directory in working_directories for spelling in candidate_paths(directory)]
     for read in plan.reads:
@@ -85,8 +91,11 @@ def check_read_plan(
             asks.append(f"{_shown(read.path)} (the rule {rule} asks)")
             continue
         inside = all(any(_under(spelling, root) for root in roots) for spelling in candidate_paths(read.path))
-        if not inside and not matching_rule(read.path, "allow"):
+        # A tree read is covered by a rule covering what lies deep inside (`Read(//etc/**)`).
+        allowed_path = read.path / "_" / "_" / "_" if read.kind == "tree" else read.path
+        if not inside and not matching_rule(allowed_path, "allow"):
             asks.append(f"{_shown(read.path)} (outside the working directories)")
+            outside.append(read)
             continue
         if read.kind == "tree":
             for behavior, text, anchor, pattern in tree_rules:
@@ -100,7 +109,8 @@ def check_read_plan(
                     asks.append(f"{_shown(read.path)} (the rule {text} asks for some files inside)")
                     break
     if asks:
-        return ReadVerdict(behavior="ask", message=f"{tool_name} would read " + "; ".join(asks[:3]) + ".")
+        message = f"{tool_name} would read " + "; ".join(asks[:3]) + "."
+        return ReadVerdict(behavior="ask", message=message, outside=tuple(outside) if len(outside) == len(asks) else ())
     return ReadVerdict(behavior="allow")
 
 

@@ -487,6 +487,12 @@ def _suggest_shell_rule(tool_name: str, command: str) -> str | None:
     return f"{tool_name}({' '.join(words)}:*)"
 
 
+def suggest_read_rule(path: Path, *, tree: bool, root: Path, home: Path | None = None) -> str:
+    """The ``Read`` allow rule that covers an absolute ``path`` read by a command: every
+    file in its directory, or everything under it when the whole ``tree`` is read."""
+    return f"Read({_directory_glob(str(path / '_') if tree else str(path), cwd=root, root=root, home=home)})"
+
+
 def _directory_glob(raw_path: str, *, cwd: Path, root: Path | None, home: Path | None) -> str:
     path = resolve_tool_path(raw_path, cwd=cwd, home=home)
     directory = candidate_paths(path)[0].parent

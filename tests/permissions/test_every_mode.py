@@ -285,3 +285,38 @@ def test_a_bash_deny_rule_is_not_run_around(world: dict[str, Path], command: str
 @pytest.mark.parametrize("command", ["echo $(date)", "ls $HOME", "find . -name '*.pyc'", "grep -r rm src", "echo rm"])
 def test_a_bash_deny_rule_leaves_other_commands_alone(world: dict[str, Path], command: str) -> None:
     assert isinstance(decide(world, command, mode="bypassPermissions", deny=["Bash(rm:*)"]), PermissionAllow)
+
+
+# An allow rule names a program, not what it may read (family 7 through "Always allow":
+# approving `cat /etc/hosts` once must not open ~/.ssh to every later `cat`).
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [
+        ("Bash(cat:*)", "cat ~/.ssh/id_rsa"),
+        ("Bash(cat:*)", "cat /etc/hosts"),
+        ("Bash(cat:*)", "cat notes.txt ~/.ssh/id_rsa"),
+        ("Bash(grep:*)", "grep -r key ~"),
+        ("Bash(head:*)", "head -c 100 ~/.ssh/id_rsa | base64"),
+        ("Bash(git status:*)", "cd src && git status"),
+    ],
+)
+def test_an_allow_rule_does_not_widen_the_read_scope(world: dict[str, Path], rule: str, command: str) -> None:
+    (world["project"] / "src" / ".git").mkdir()  # git in src would use another repository
+    assert isinstance(decide(world, command, allow=[rule, "Bash(base64:*)"]), PermissionAsk), command
+
+
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [("Bash(cat:*)", "cat notes.txt"), ("Bash(cat:*)", 'cat "$f"'), ("Bash(cat /etc/hosts)", "cat /etc/hosts"),
+     ("Bash", "cat /etc/hosts"), ("Bash(npm test:*)", "npm test -- --watch")],
+)
+def test_an_allow_rule_still_allows_what_it_names(world: dict[str, Path], rule: str, command: str) -> None:
+    assert isinstance(decide(world, command, allow=[rule]), PermissionAllow), command
+
+
+@pytest.mark.parametrize(("command", "suggested"), [("cat /etc/hosts", "Read(//etc/**)"), ("grep -r x /etc", "Read(//etc/**)")])
+def test_reading_outside_suggests_a_read_rule_that_answers_it(world: dict[str, Path], command: str, suggested: str) -> None:
+    asked = decide(world, command)
+    assert isinstance(asked, PermissionAsk) and asked.suggested_rule == suggested
+    assert isinstance(decide(world, command, allow=[suggested]), PermissionAllow)
+    assert isinstance(decide(world, "cat ~/.ssh/id_rsa", allow=[suggested]), PermissionAsk)
