@@ -320,3 +320,9 @@ def test_reading_outside_suggests_a_read_rule_that_answers_it(world: dict[str, P
     assert isinstance(asked, PermissionAsk) and asked.suggested_rule == suggested
     assert isinstance(decide(world, command, allow=[suggested]), PermissionAllow)
     assert isinstance(decide(world, "cat ~/.ssh/id_rsa", allow=[suggested]), PermissionAsk)
+
+
+@pytest.mark.parametrize("command", ["git -C . log -p", "git -c core.pager=cat show", "git --git-dir=.git diff", "git --work-tree=. grep x"])
+def test_git_pointed_elsewhere_is_assumed_to_print_contents(world: dict[str, Path], command: str) -> None:
+    decision = decide(world, command, mode="bypassPermissions", **DENY_ENV)
+    assert isinstance(decision, PermissionAsk), decision

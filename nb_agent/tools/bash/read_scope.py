@@ -241,6 +241,10 @@ def git_prints_repository(args: Sequence[Word]) -> bool:
     print only the file they name."""
     index = 0
     while index < len(args) and args[index].may_be_option:
+        if not args[index].is_literal or args[index].value in ("-C", "-c") or args[index].value.startswith(
+            ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env")
+        ):
+            return True  # another repository or configuration: assume the worst
         index += 1
     if index == len(args):
         return False
