@@ -16,6 +16,7 @@ tool do):
   ``dd of=~/.profile``) or naming the home directory or one above it (``tar xf a -C ~``);
   ``git config`` / ``remote`` / ``submodule`` that may write git configuration asks too.
 
+Command strings (``sh -c '…'``, ``su -c``, ``eval``) are judged as command lines too.
 A part whose paths are computed when it runs (``cat "$f"``, ``xargs cat``) cannot be
 listed here. In the modes that ask for it anyway nothing changes; in
 ``bypassPermissions`` it runs (the sandbox, when on, hides the files Read deny rules name).
@@ -38,18 +39,31 @@ __all__ = ["shell_guard"]
 
 # They name files without reading what is in them.
 _NO_CONTENT = frozenset("rm rmdir mkdir touch chmod chown chgrp unlink".split())
+_MAX_NESTING = 3
 # They run a command line given as arguments (a computed one hides what runs).
 _STRING_RUNNERS = frozenset("eval sh bash dash zsh ksh mksh ash su runuser script watch".split())
 
 
-def shell_guard(command: str, *, scope: ReadScope, tool_name: str) -> ReadVerdict | None:
-    """Deny, or an ask no mode skips, for ``command``; ``None`` when neither applies."""
-    from nb_agent.tools.bash.command_parts import analyse_command
+def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 0) -> ReadVerdict | None:
+    """Deny, or an ask no mode skips, for ``command``; ``None`` when neither applies.
+
+    Command strings run by a shell or ``eval`` (``sh -c 'echo x >> ~/.bashrc'``) are
+    judged too, as the command lines they are (in the same directory: a guess)."""
+    from nb_agent.tools.bash.command_parts import analyse_command, command_strings
     from nb_agent.tools.bash.read_only import part_is_read_only
     from nb_agent.tools.bash.read_scope import bash_read_plan
 
     analysis = analyse_command(command)
     asks: list[str] = []
+    if depth < _MAX_NESTING:
+        for part in analysis.parts:
+            for layer in part.unwrapped.layers:
+                for line in command_strings(layer):
+                    nested = shell_guard(line, scope=scope, tool_name=tool_name, depth=depth + 1)
+                    if nested is not None and nested.behavior == "deny":
+                        return nested
+                    if nested is not None:
+                        asks.append(nested.message.removeprefix(f"{tool_name}: ").removesuffix(" This always needs approval.").rstrip("."))
     if (rule := _shell_deny_rule(scope, tool_name)) and (hidden := _hidden_program(analysis)):
         asks.append(f"{hidden}, which the rule {rule} cannot be checked against")
     for part in analysis.parts:

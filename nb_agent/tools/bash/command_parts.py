@@ -18,7 +18,7 @@ from nb_agent.tools.bash.parse import ParsedCommand, SimpleCommand, parse_comman
 from nb_agent.tools.bash.parse_words import Word
 from nb_agent.tools.bash.wrappers import Unwrapped, unwrap
 
-__all__ = ["CommandAnalysis", "CommandPart", "analyse_command", "words_text"]
+__all__ = ["CommandAnalysis", "CommandPart", "analyse_command", "command_strings", "words_text"]
 
 # Programs that run (part of) their argv as a command in ways :mod:`wrappers` does not
 # model: deny and ask rules are matched against every tail of their argv (`watch rm x`,
@@ -87,7 +87,7 @@ class CommandPart:
         if self.depth >= _MAX_NESTING:
             return texts
         for layer in layers:
-            for line in _command_strings(layer):
+            for line in command_strings(layer):
                 for part in analyse_command(line, depth=self.depth + 1).parts:
                     texts.extend(part.spellings())
         return texts
@@ -127,7 +127,7 @@ class CommandAnalysis:
         )
 
 
-def _command_strings(layer: tuple[Word, ...]) -> list[str]:
+def command_strings(layer: tuple[Word, ...]) -> list[str]:
     """The literal command lines ``layer`` runs through a shell: ``sh -c STRING``,
     ``su -c STRING``, ``eval WORDS``, ``env -S STRING``, ``watch WORDS``."""
     if not layer or not layer[0].is_literal:
