@@ -4,6 +4,7 @@ once per session and cleared by new/compact."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -32,9 +33,21 @@ def find_instruction_files(cwd: Path, *, home: Path | None = None) -> list[Path]
     return found
 
 
-def _read_instructions(path: Path) -> str:
+def _links_outside(path: Path) -> bool:
+    """Is ``path`` a link to a file outside the folder it is in? A folder's CLAUDE.md is read
+    before anyone trusts the folder and sent to the model without asking: a link to
+    ``~/.ssh/id_rsa`` would put the key in the conversation. (``CLAUDE.md -> AGENTS.md``,
+    within the folder, is common and fine.)"""
+    folder = os.path.realpath(path.parent)
+    return not os.path.realpath(path).startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _read_instructions(path: Path, *, users_own: bool = False) -> str:
+    if not users_own and _links_outside(path):
+        return f"(not read: it is a link to a file outside {path.parent})"
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with path.open(encoding="utf-8", errors="replace") as file:
+            text = file.read(MAX_INSTRUCTION_FILE_CHARS + 1)
     except OSError as exc:
         return f"(could not read: {exc.strerror})"
     if len(text) > MAX_INSTRUCTION_FILE_CHARS:
@@ -52,9 +65,11 @@ def project_instructions_reminder(cwd: Path, *, home: Path | None = None, today:
             "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
             "follow them exactly as written."
         )
+        user_file = (home or Path.home()) / ".claude" / "CLAUDE.md"
         for path in files:
-            kind = "user's private global instructions" if path.parent.name == ".claude" else "project instructions"
-            sections.append(f"Contents of {path} ({kind}):\n\n{_read_instructions(path)}")
+            users_own = path == user_file
+            kind = "user's private global instructions" if users_own else "project instructions"
+            sections.append(f"Contents of {path} ({kind}):\n\n{_read_instructions(path, users_own=users_own)}")
     sections.append(f"# currentDate\nToday's date is {(today or date.today()).isoformat()}.")
     sections.append(
         "IMPORTANT: this context may or may not be relevant to your tasks. You should not respond "
