@@ -25,6 +25,7 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.engine import RuleBasedPolicy
 from nb_agent.permissions.settings import load_settings
 from nb_agent.permissions.types import CanUseTool, PermissionMode
+from nb_agent.state_dir import default_state_dir
 from nb_agent.tools.base import Tool
 from nb_agent.tools.tool_pool import ToolPoolProvider
 
@@ -131,6 +132,8 @@ def create_engine(
     config.permission_mode = policy.mode
     hooks = Hooks()
     warnings = list(settings.warnings)
+    if config.state_dir is None and (moved := default_state_dir(config.cwd)[1]):
+        warnings.append(moved)
     if not decided.applies:
         warnings.append(f"folder trust: {decided.describe()}")
     warnings += _configure_sandbox(config, settings, home=home)

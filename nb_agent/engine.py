@@ -50,6 +50,7 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
+from nb_agent.state_dir import STATE_DIR_NAME, default_state_dir
 from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.services import PROVIDER_OPTION, SET_MODE_OPTION, SIDE_QUERY_OPTION
@@ -60,7 +61,6 @@ from nb_agent.transcript import Transcript, load_transcript, repair_transcript
 
 DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"
-STATE_DIR_NAME = ".nb_agent"
 
 ResultSubtype = Literal[
     "success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "interrupted", "prompt_blocked"
@@ -105,7 +105,7 @@ class EngineConfig:
 
     @property
     def sessions_dir(self) -> Path:
-        return (self.state_dir or self.cwd / STATE_DIR_NAME) / "sessions"
+        return (self.state_dir or default_state_dir(self.cwd)[0]) / "sessions"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,6 +23,7 @@ from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.model_settings import MODEL_SETTINGS, apply_model_settings
 from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
 from nb_agent.jupyter.saved_sessions import SessionInfo, list_sessions
+from nb_agent.state_dir import default_state_dir
 
 if TYPE_CHECKING:
     from nb_agent.engine import QueryEngine
@@ -36,7 +37,6 @@ SESSION_END_TIMEOUT_S = 3.0
 takes more than 5 s to shut down)."""
 TICK_S = 0.04
 """Ticker period: widget flushes and the keep-alive that lets Stop act within a tick."""
-STATE_DIR_NAME = ".nb_agent"
 KERNEL_BRIDGE_KEY = "nb_agent.kernel"
 """Where the kernel bridge sits in ``ToolSession.extra`` (for tools other than ours)."""
 NOTEBOOK_PROMPT = """\
@@ -171,8 +171,10 @@ class KernelAgentSession:
         if configured:
             return Path(os.path.expanduser(configured))
         notebook = self.notebook_path()
-        base = notebook.parent if notebook is not None else Path.cwd()
-        return base / STATE_DIR_NAME
+        state, warning = default_state_dir(notebook.parent if notebook is not None else Path.cwd())
+        if warning:
+            self._warn(warning)
+        return state
 
     def sessions_dir(self) -> Path:
         return self.state_dir() / "sessions"
