@@ -349,14 +349,20 @@ def _is_plain_tilde(word: Word) -> bool:
 
 def _spellings(text: str) -> Iterable[str]:
     """The word, and the parts of it an option may carry a path in: after ``=``
-    (``--file=x``, ``of=x``), after a short option letter (``-fx``), after ``:`` (``HEAD:path``)."""
-    yield text
+    (``--file=x``, ``of=x``), after a short option letter (``-fx``), after ``:``
+    (``HEAD:path``); and each without a leading ``@`` or ``<`` (curl's ``-d @file``,
+    ``-F f=@file``, ``-F f=<file`` read the file)."""
+    found = [text]
     if "=" in text:
-        yield text.partition("=")[2]  # `--file=x`, and `dd of=x`
+        found.append(text.partition("=")[2])  # `--file=x`, and `dd of=x`
     if text.startswith("-") and not text.startswith("--") and len(text) > 2:
-        yield text[2:]
+        found.append(text[2:])
     if ":" in text:
-        yield text.partition(":")[2]
+        found.append(text.partition(":")[2])
+    for spelling in list(found):
+        if spelling[:1] in ("@", "<"):
+            found.append(spelling[1:])
+    yield from dict.fromkeys(found)
 
 
 def _add_path(scope: _Scope, text: str, kind: ReadKind, *, into: list[PathRead]) -> None:
