@@ -11,7 +11,12 @@ and the working tree and never starts a process. Without pygit2 there is no git 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,9 +110,35 @@ def read_git_snapshot_now(cwd: Path) -> GitSnapshot | None:
 
 
 async def read_git_snapshot(cwd: Path) -> GitSnapshot | None:
-    """:func:`read_git_snapshot_now` off the event loop, given up after :data:`TIMEOUT_S`
-    (a huge working tree must not hold up the first request)."""
+    """:func:`read_git_snapshot_now` in a child process, given up (killed) after
+    :data:`TIMEOUT_S`: a huge working tree must not hold up the first request, and libgit2
+    blocks for good on a repository file that is a FIFO or a pipe (the index, an
+    ``include.path`` of ``/proc/self/fd/0``); in the kernel's process that froze the kernel
+    (a thread cannot be stopped), a child is killed."""
+    return await asyncio.to_thread(_snapshot_in_child, cwd)
+
+
+def _snapshot_in_child(cwd: Path) -> GitSnapshot | None:
+    # Started from the interpreter's own folder with stdin closed, never from the repository:
+    # ``python -c`` puts its working directory first on sys.path (a planted pygit2.py).
+    code = "import sys; from nb_agent.git.status import _child_main; _child_main(sys.argv[1])"
     try:
-        return await asyncio.wait_for(asyncio.to_thread(read_git_snapshot_now, cwd), TIMEOUT_S)
-    except asyncio.TimeoutError:
+        done = subprocess.run(
+            [sys.executable, "-c", code, os.fspath(cwd)], cwd=os.path.dirname(sys.executable),
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_S, check=False,
+        )  # fmt: skip
+        data = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError):
+        log.debug("the git status of %s was not read in time", cwd, exc_info=True)
         return None
+    if not isinstance(data, dict):
+        return None
+    return GitSnapshot(
+        branch=data["branch"], main_branch=data["main_branch"],
+        status=tuple(data["status"]), recent_commits=tuple(data["recent_commits"]),
+    )  # fmt: skip
+
+
+def _child_main(cwd: str) -> None:
+    snapshot = read_git_snapshot_now(Path(cwd))
+    print(json.dumps(None if snapshot is None else dataclasses.asdict(snapshot)))

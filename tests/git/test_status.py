@@ -70,3 +70,33 @@ async def test_outside_a_repository_and_when_not_allowed(repo: Path, tmp_path: P
     assert await SessionContext(cwd=repo).git_status() is None  # git_allowed defaults to False
     status = await SessionContext(cwd=repo, git_allowed=True).git_status()
     assert status is not None and "Current branch: trunk" in status and "(clean)" in status
+
+
+@pytest.mark.parametrize("planted", ["index", "include"])
+def test_a_fifo_in_the_repository_gives_no_status_and_holds_nothing_up(repo: Path, planted: str, monkeypatch) -> None:
+    """libgit2 blocks on a FIFO it opens; the status is given up and nothing waits for it
+    (``asyncio.run`` returns: no executor thread is left to join)."""
+    import asyncio
+
+    from nb_agent.git import status
+
+    if planted == "index":
+        (repo / ".git" / "index").unlink()
+        os.mkfifo(repo / ".git" / "index")
+    else:
+        os.mkfifo(repo.parent / "fifo")
+        with (repo / ".git" / "config").open("a") as config:
+            config.write(f"[include]\n\tpath = {repo.parent / 'fifo'}\n")
+    monkeypatch.setattr(status, "TIMEOUT_S", 0.5)
+    assert asyncio.run(read_git_snapshot(repo)) is None
+
+
+def test_the_child_never_imports_from_the_repository(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "PWNED"
+    for name in ("pygit2.py", "json.py", "nb_agent.py"):
+        (repo / name).write_text(f"open({str(marker)!r}, 'w').close()\n")
+    import asyncio
+
+    snapshot = asyncio.run(read_git_snapshot(repo))
+    assert snapshot is not None and "?? pygit2.py" in snapshot.status
+    assert not marker.exists()
