@@ -18,10 +18,10 @@ CONFIG_FILE_LIMIT = 32 * 1024 * 1024
 """Bytes; far above any real settings file (``~/.claude.json`` keeps history and grows)."""
 
 
-def read_config_text(path: Path, *, limit: int = CONFIG_FILE_LIMIT) -> str:
+def read_config_text(path: Path, *, limit: int = CONFIG_FILE_LIMIT, errors: str = "strict") -> str:
     """The UTF-8 text of ``path``. Raises ``FileNotFoundError`` when it is missing, another
     ``OSError`` when it is not a regular file or is bigger than ``limit``, and
-    ``UnicodeDecodeError`` when it is not UTF-8."""
+    ``UnicodeDecodeError`` when it is not UTF-8 (unless ``errors`` says otherwise)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     with os.fdopen(fd, "rb") as file:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -29,4 +29,4 @@ def read_config_text(path: Path, *, limit: int = CONFIG_FILE_LIMIT) -> str:
         data = file.read(limit + 1)
     if len(data) > limit:
         raise OSError(f"{path} is larger than {limit // (1024 * 1024)} MB")
-    return data.decode("utf-8")
+    return data.decode("utf-8", errors=errors)

@@ -288,6 +288,22 @@ async def test_the_users_own_auto_allow_still_runs_sandboxed_commands(folder, ma
     assert (folder / "made").exists()
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("planted", ["config", "commondir"])
+async def test_a_repository_file_linked_to_dev_zero_makes_git_ask(folder, make_engine, home, planted) -> None:
+    """Trusted, git's read-only fast path reads the repository's config first: a config
+    (or commondir) linked to /dev/zero would be read without end. It asks instead."""
+    git(folder, "init", "-q", "-b", "main")
+    target = folder / ".git" / planted
+    target.unlink(missing_ok=True)
+    target.symlink_to("/dev/zero")
+    set_trust(folder, True, home=home)
+    call = tool_use("Bash", {"command": "git status"}, id="toolu_gs")
+    engine, _, transport = make_engine(folder, [Reply(content=[call]), Reply(content=[text("done")])])
+    await collect(engine, "status?")
+    assert "not granted" in result_text(tool_results(transport)[0])
+
+
 # --- env, additionalDirectories, allow rules ---------------------------------------------------
 
 

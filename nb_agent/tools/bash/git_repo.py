@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from nb_agent.config_text import read_config_text
 from nb_agent.git.discovery import GitRepository, discover_repository
 
 __all__ = ["GitRepository", "discover_repository", "git_run_problem"]
@@ -61,7 +62,7 @@ _KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$|[;#])")
 def _config_problem(path: Path) -> str | None:
     """Why a config file may make git run something, or ``None`` when it cannot."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_config_text(path, errors="replace")  # never a FIFO or /dev/zero
     except FileNotFoundError:
         return None
     except OSError:
@@ -110,9 +111,9 @@ def _repository_problem(repository: GitRepository) -> str | None:
     git_dir = repository.git_dir
     common = git_dir
     commondir = git_dir / "commondir"
-    if commondir.is_file():  # a linked worktree shares the main repository's config
-        try:
-            target = Path(commondir.read_text(encoding="utf-8").strip())
+    if os.path.lexists(commondir):  # a linked worktree shares the main repository's config
+        try:  # git reads whatever is there (a link to /dev/zero: without end); only a file is fine
+            target = Path(read_config_text(commondir, errors="replace").strip())
         except OSError:
             return f"{commondir} cannot be read"
         common = target if target.is_absolute() else git_dir / target
