@@ -2,8 +2,9 @@
 
 The answer is kept per folder in the user's own configuration
 (``~/.nb_agent/trusted_folders.json``, or the file ``$NB_AGENT_TRUST_FILE`` names; never
-in the project) and covers the folder's subfolders; the nearest answered folder wins. A
-folder nobody answered for is not trusted. Answers for folders that no longer exist are
+in the project) and covers the folder's subfolders (not for the home folder and the folders
+above it: their trust is their own); the nearest answered folder wins. A folder nobody
+answered for is not trusted. Answers for folders that no longer exist are
 dropped when the file is next written (scratch directories come and go).
 
 :mod:`nb_agent.folder_trust` decides from these answers what a folder's files may do.
@@ -43,13 +44,26 @@ def _load(home: Path | None) -> dict[str, bool]:
 
 
 def trust_answer(folder: Path, *, home: Path | None = None) -> bool | None:
-    """The recorded answer for ``folder`` or its nearest answered parent; None if none."""
+    """The recorded answer for ``folder`` or its nearest answered parent; None if none.
+
+    Trusting the home folder or one above it (``/``, ``/home``) covers that folder only:
+    Jupyter is often started in the home folder, and everything the user downloads or
+    clones lives under it. A "don't trust" there still covers what is under it."""
     answers = _load(home)
     path = Path(_key(folder))
+    broad = broad_folders(home)
     for candidate in (path, *path.parents):
-        if str(candidate) in answers:
-            return answers[str(candidate)]
+        answer = answers.get(str(candidate))
+        if answer is None or (answer and candidate != path and str(candidate) in broad):
+            continue
+        return answer
     return None
+
+
+def broad_folders(home: Path | None = None) -> set[str]:
+    """The home folder and the folders above it: a trust given there is not inherited."""
+    real_home = Path(_key(home or home_directory()))
+    return {str(real_home), *(str(p) for p in real_home.parents)}
 
 
 def is_trusted(folder: Path, *, home: Path | None = None) -> bool:

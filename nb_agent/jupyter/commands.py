@@ -81,7 +81,7 @@ def trust(session: KernelAgentSession, path: str | None, *, trusted: bool) -> No
     import os
     from pathlib import Path
 
-    from nb_agent.trust import trust_file
+    from nb_agent.trust import broad_folders, trust_file
 
     folder = Path(os.path.abspath(os.path.expanduser(path))) if path else session.project_folder()
     if not folder.is_dir():
@@ -92,7 +92,8 @@ def trust(session: KernelAgentSession, path: str | None, *, trusted: bool) -> No
         return
     now = session.set_folder_trust(trusted, folder)
     verb = "Trusted" if trusted else "Not trusting"
-    print(f"{verb} {folder} and the folders under it (remembered in your own configuration, {_store_name(trust_file())}).")
+    covered = "" if trusted and str(Path(os.path.realpath(folder))) in broad_folders() else " and the folders under it"
+    print(f"{verb} {folder}{covered} (remembered in your own configuration, {_store_name(trust_file())}).")
     if now.folder != folder and not str(now.folder).startswith(str(folder) + os.sep):
         return
     if now.state == "not_needed":

@@ -54,3 +54,20 @@ def test_the_store_is_a_protected_file_wherever_it_is(tmp_path: Path, monkeypatc
     assert protected_reason(moved) is None
     monkeypatch.setenv("NB_AGENT_TRUST_FILE", str(moved))
     assert protected_reason(tmp_path / "." / "ANSWERS.json") == "nb_agent's folder-trust answers"
+
+
+def test_trusting_home_or_above_covers_that_folder_only(tmp_path: Path, monkeypatch) -> None:
+    """Jupyter often starts in the home folder; what the user downloads lands under it."""
+    home = tmp_path / "home"
+    downloaded = home / "Downloads" / "evil"
+    downloaded.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    for broad in (home, tmp_path, Path("/")):
+        set_trust(broad, True, home=home)
+        assert is_trusted(broad, home=home), broad
+        assert trust_answer(downloaded, home=home) is None, broad
+        set_trust(broad, False, home=home)
+        assert trust_answer(downloaded, home=home) is False, broad  # a "don't trust" still covers it
+        trust_file(home).unlink()
+    set_trust(home / "Downloads", True, home=home)  # below home: covers its subfolders as before
+    assert is_trusted(downloaded, home=home)
