@@ -7,7 +7,8 @@ tool do):
 * a command naming a file that a ``Read`` deny rule denies is denied (``cat .env``,
   ``cp .env x``, ``sudo cat .env``, ``< .env``, a glob that matches it);
 * a command reading a file a ``Read`` ask rule covers, or a whole directory tree in
-  which a ``Read`` deny or ask rule covers files, asks (``grep -r key .``), and a hook's
+  which a ``Read`` deny or ask rule covers files (a read-only reader, or a program that
+  copies or sends trees: ``cp -r``, ``tar``, ``rsync``, ``docker build``...), asks (``grep -r key .``), and a hook's
   "allow" does not answer that ask (as for an ask rule on Read itself);
 * with a ``Bash(...)`` deny rule, a command whose program is computed when it runs
   (``$RM x``, ``eval "$x"``, ``sh -c "$x"``) asks: the rule cannot be checked;
@@ -40,6 +41,11 @@ __all__ = ["shell_guard"]
 # They name files without reading what is in them.
 _NO_CONTENT = frozenset("rm rmdir mkdir touch chmod chown chgrp unlink".split())
 _MAX_NESTING = 3
+# Programs known to read or send every file under a directory they are given (a tree
+# read by a read-only command counts too); `make -C src`, `python x.py src` are not judged.
+_TREE_COPIERS = frozenset(
+    "cp tar zip 7z rar rsync scp sftp rclone gsutil aws az docker podman buildah kubectl git curl wget nc ncat socat".split()
+)
 # They run a command line given as arguments (a computed one hides what runs).
 _STRING_RUNNERS = frozenset("eval sh bash dash zsh ksh mksh ash su runuser script watch".split())
 
@@ -84,7 +90,8 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 
                 )
             if reads_content and (rule := scope.matching_rule(read.path, "ask")):
                 asks.append(f"it would read {_shown(read.path)}, and the rule {rule} asks")
-            if read.kind == "tree" and (found := _tree_rule(scope, read.path)):
+            copies_trees = not may_write or program in _TREE_COPIERS
+            if read.kind == "tree" and copies_trees and (found := _tree_rule(scope, read.path)):
                 behavior, rule = found
                 verb = "denies" if behavior == "deny" else "asks for"
                 asks.append(f"it would read everything under {_shown(read.path)}, where the rule {rule} {verb} some files")

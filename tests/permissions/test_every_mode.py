@@ -347,3 +347,14 @@ def test_git_pointed_elsewhere_is_assumed_to_print_contents(world: dict[str, Pat
 )
 def test_command_strings_are_guarded_as_command_lines(world: dict[str, Path], command: str, expected: type) -> None:
     assert isinstance(decide(world, command, mode="bypassPermissions", **DENY_ENV), expected)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("make -C src", PermissionAllow), ("python3 script.py src", PermissionAllow), ("cp -r src /tmp/x", PermissionAsk),
+     ("tar czf x.tgz src", PermissionAsk), ("docker build .", PermissionAsk), ("grep -r x src", PermissionAsk)],
+)
+def test_in_bypass_a_tree_with_denied_files_asks_only_for_readers_and_copiers(
+    world: dict[str, Path], command: str, expected: type
+) -> None:
+    assert isinstance(decide(world, command, mode="bypassPermissions", deny=["Read(**/.env)"]), expected)
