@@ -54,7 +54,14 @@ function element<K extends keyof HTMLElementTagNameMap>(
 }
 
 export class EditsCard extends Widget implements IRenderMime.IRenderer {
-  constructor(readonly panel: NotebookPanel) {
+  /**
+   * @param tellKernel sends a message on the page's channel to the kernel (dropped when
+   * the channel is closed): the card tells it what the user reverted.
+   */
+  constructor(
+    readonly panel: NotebookPanel,
+    private readonly tellKernel: (data: JSONObject) => void = () => undefined
+  ) {
     super();
     this.addClass('nb-agent-edits');
   }
@@ -95,18 +102,30 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
       outcome.style.whiteSpace = 'pre-line';
       revert.onclick = () => {
         revert.disabled = true;
-        outcome.textContent = this.revert(edits);
+        outcome.textContent = this.revert(edits, data?.run_id ?? null);
       };
       node.appendChild(revert);
       node.appendChild(outcome);
     }
   }
 
-  private revert(edits: JSONObject[]): string {
+  private revert(edits: JSONObject[], runId: string | null): string {
     if (!this.panel.model) {
       return 'The notebook is not loaded.';
     }
     const result = revertEdits(this.panel, edits);
+    if (result.reverted.length) {
+      // So the kernel's next note does not report these cells as the user's changes.
+      const byId = new Map(edits.map(e => [e.edit_id, e]));
+      this.tellKernel({
+        type: 'reverted',
+        run_id: runId,
+        edit_ids: result.reverted,
+        ops: ([] as JSONObject[]).concat(
+          ...result.reverted.map(id => (byId.get(id)?.revert ?? []) as JSONObject[])
+        )
+      });
+    }
     const lines = [
       `Reverted ${result.reverted.length} of ${edits.length} edits` +
         (result.reverted.length ? ' (Edit > Undo brings them back).' : '.')

@@ -37,7 +37,7 @@ export class LivePage {
         safe: false,
         mimeTypes: [EDITS_MIME],
         defaultRank: 40,
-        createRenderer: () => new EditsCard(panel)
+        createRenderer: () => new EditsCard(panel, data => this.send(data))
       },
       40
     );

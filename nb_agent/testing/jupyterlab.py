@@ -36,6 +36,7 @@ class Lab:
     server: FakeAnthropicServer
     process: subprocess.Popen[bytes]
     log: Path
+    rtc: bool = False
 
     def notebook(self, name: str, sources: list[str], outputs: list[list[dict[str, Any]]] | None = None) -> Path:
         """Write a notebook of code cells (with ``outputs`` per cell, if given) into the root."""
@@ -68,7 +69,9 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
     raise RuntimeError(f"JupyterLab did not start in {SERVER_START_S}s: {log.read_text()[-3000:]}")
 
 
-def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: str) -> Lab:
+def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: str, rtc: bool = False) -> Lab:
+    """Start JupyterLab; real-time collaboration (jupyter-collaboration, installed with the
+    ``test`` extra, which turns it on for every server) only when ``rtc`` is true."""
     root, settings = base / "root", base / "settings"
     root.mkdir(parents=True)
     setting = settings / KERNELS_SETTINGS
@@ -93,6 +96,7 @@ def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: 
             sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=", "--allow-root",
+            f"--YDocExtension.disable_rtc={not rtc}",
         ],  # fmt: skip
         cwd=root,
         env=env,
@@ -106,7 +110,7 @@ def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: 
     except BaseException:
         process.kill()
         raise
-    return Lab(url=url, root=root, server=server, process=process, log=log)
+    return Lab(url=url, root=root, server=server, process=process, log=log, rtc=rtc)
 
 
 def stop_lab(lab: Lab) -> None:

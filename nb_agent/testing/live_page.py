@@ -128,11 +128,12 @@ class FakeLivePage:
         else:
             self.send(ack)
 
-    def revert(self, card: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    def revert(self, card: dict[str, Any], *, tell_kernel: bool = True) -> tuple[list[str], list[dict[str, Any]]]:
         """What the edits card's "Revert this run's edits" does (``card``: the
         ``application/vnd.nb-agent.edits+json`` data): each edit's ``revert`` operations,
-        newest edit first, each checked like an edit. Returns (reverted ids, refusals)."""
-        reverted, refused = [], []
+        newest edit first, each checked like an edit; then the page tells the kernel what it
+        reverted (``tell_kernel``; an older page did not). Returns (reverted ids, refusals)."""
+        reverted, refused, applied_ops = [], [], []
         for record in reversed(card["edits"]):
             if not record["revert"]:
                 continue
@@ -143,7 +144,10 @@ class FakeLivePage:
                 continue
             for op in record["revert"]:
                 self._apply(op)
+            applied_ops += record["revert"]
             reverted.append(record["edit_id"])
+        if reverted and tell_kernel:
+            self.send({"type": "reverted", "run_id": card.get("run_id"), "edit_ids": reverted, "ops": applied_ops})
         return reverted, refused
 
     # --- the document -------------------------------------------------------------------------

@@ -39,8 +39,8 @@ def browser() -> Iterator[Any]:
             instance.close()
 
 
-def make_lab(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicServer, mode: str) -> Iterator[Lab]:
-    lab = start_lab(tmp_path_factory.mktemp(f"lab-{mode}"), model_server, comms_over_subshells=mode)
+def make_lab(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicServer, mode: str, *, rtc: bool = False) -> Iterator[Lab]:
+    lab = start_lab(tmp_path_factory.mktemp(f"lab-{mode}{'-rtc' if rtc else ''}"), model_server, comms_over_subshells=mode, rtc=rtc)
     try:
         yield lab
     finally:
@@ -58,6 +58,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicSer
 def lab_without_subshells(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicServer) -> Iterator[Lab]:
     """JupyterLab with ``commsOverSubshells: disabled`` (comm messages on the main shell)."""
     yield from make_lab(tmp_path_factory, model_server, "disabled")
+
+
+@pytest.fixture(scope="module")
+def lab_rtc(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicServer) -> Iterator[Lab]:
+    """JupyterLab with real-time collaboration on (jupyter-collaboration); the others have it off."""
+    yield from make_lab(tmp_path_factory, model_server, "perCommTarget", rtc=True)
 
 
 PAGE_JS = "name => window.nbAgentLive && [...window.nbAgentLive.pages.values()].find(p => p.panel.context.path === name)"
@@ -83,6 +89,8 @@ class NotebookPage:
     def open(self) -> NotebookPage:
         self.page.goto(self.lab.open_url(self.name))
         self.wait_js("const k = live.panel.sessionContext.session?.kernel; return !!k && k.status === 'idle' && !!live.panel.model;")
+        collaborative = self.js("return live.panel.context.model.collaborative;")
+        assert collaborative is self.lab.rtc, f"real-time collaboration is {'on' if collaborative else 'off'} in this page"
         return self
 
     def focus(self) -> None:
@@ -143,6 +151,15 @@ class NotebookPage:
         self.page.keyboard.press("Control+s")
         self.wait_js("return !live.panel.model.dirty;")
 
+    def trust(self) -> None:
+        """Trust the notebook as a user would: command palette, "Trust Notebook", confirm."""
+        self.command_mode()
+        self.page.keyboard.press("Control+Shift+C")
+        self.page.keyboard.type("Trust Notebook")
+        self.page.keyboard.press("Enter")
+        self.page.locator(".jp-Dialog .jp-mod-accept").click()
+        self.wait_js("return [...live.panel.model.cells].every(c => c.trusted);")
+
     def dialogs(self) -> list[str]:
         return self.page.eval_on_selector_all(".jp-Dialog", "ds => ds.map(d => d.innerText)")
 
@@ -155,3 +172,25 @@ def new_page(browser: Any) -> Iterator[Any]:
         yield context.new_page
     finally:
         context.close()
+
+
+@pytest.fixture
+def two_users(browser: Any) -> Iterator[Any]:
+    """``open(lab, name)``: the notebook in two browser contexts (two users, or two windows),
+    nb_agent loaded from the first one's cell 0; returns the two pages."""
+    contexts: list[Any] = []
+
+    def open_twice(lab: Lab, name: str) -> tuple[NotebookPage, NotebookPage]:
+        contexts.extend(browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(2))
+        first = NotebookPage(contexts[0].new_page(), lab, name).open()
+        second = NotebookPage(contexts[1].new_page(), lab, name).open()
+        first.focus()
+        first.run(0)
+        first.wait_executed(0)
+        return first, second
+
+    try:
+        yield open_twice
+    finally:
+        for context in contexts:
+            context.close()

@@ -114,33 +114,24 @@ def test_an_edit_of_the_cell_the_user_is_typing_in_is_refused(lab, new_page):
     assert nb.sources()[1] == "x = 1  # the user types here"
 
 
-def test_two_pages_on_one_notebook_apply_the_edit_once(lab, browser):
+def test_two_pages_on_one_notebook_apply_the_edit_once(lab, two_users):
     name = "two_pages.ipynb"
     lab.notebook(name, ["%load_ext nb_agent", "x = 1", "%%agent\nchange x"])
-    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(2)]
-    try:
-        first = NotebookPage(contexts[0].new_page(), lab, name).open()
-        second = NotebookPage(contexts[1].new_page(), lab, name).open()
-        first.focus()
-        first.run(0)
-        first.wait_executed(0)
-        path = lab.root / name
-        ids = first.ids()
-        lab.server.script.add(
-            Reply(content=[tool_use("Read", {"file_path": str(path)})]),
-            Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 2"})]),
-            Reply(content=[text("Done.")]),
-        )
-        start = len(lab.server.requests)
-        first.run(2)
-        first.wait_executed(2)
-        results = [r for request in lab.server.requests[start:] for r in _tool_results(request)]
-        assert len(first.applied()) == 1 and first.sources()[1] == "x = 2", results
-        assert second.applied() == [] and second.sources()[1] == "x = 1"
-        assert second.js("return live.isOpen;"), "the second page has its own channel too"
-    finally:
-        for context in contexts:
-            context.close()
+    first, second = two_users(lab, name)
+    path = lab.root / name
+    ids = first.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 2"})]),
+        Reply(content=[text("Done.")]),
+    )
+    start = len(lab.server.requests)
+    first.run(2)
+    first.wait_executed(2)
+    results = [r for request in lab.server.requests[start:] for r in _tool_results(request)]
+    assert len(first.applied()) == 1 and first.sources()[1] == "x = 2", results
+    assert second.applied() == [] and second.sources()[1] == "x = 1"
+    assert second.js("return live.isOpen;"), "the second page has its own channel too"
 
 
 def test_the_edit_lands_in_the_running_notebook_after_the_user_switched_tabs(lab, new_page):
@@ -172,6 +163,20 @@ def _run_agent(nb, lab, path, replies):
     nb.run(3)
 
 
+def _four_edits(path, ids):
+    """The agent inserts a markdown cell after cell 1, replaces cell 2, deletes cell 0 and
+    moves cell 2 before cell 1: afterwards ``["y = x + 1", <cell 1>, "## About x", ...]``."""
+    def edit(**args):
+        return Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), **args})])
+
+    return [
+        edit(cell_id=ids[1], new_source="## About x", cell_type="markdown", edit_mode="insert"),
+        edit(cell_id=ids[2], new_source="y = x + 1"),
+        edit(cell_id=ids[0], edit_mode="delete"),
+        edit(cell_id=ids[2], edit_mode="move", before_cell_id=ids[1]),
+    ]
+
+
 @pytest.mark.parametrize("mode", ["replace", "delete"])
 def test_undo_reverts_an_agents_replace_or_delete(mode, lab, new_page):
     name = f"undo_{mode}.ipynb"
@@ -198,12 +203,7 @@ def test_the_runs_card_goes_to_each_cell_and_reverts_all_of_the_runs_edits(lab, 
     nb = _start(lab, new_page, name)
     path = lab.root / name
     ids, sources = nb.ids(), nb.sources()
-    _run_agent(nb, lab, path, [
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "## About x", "cell_type": "markdown", "edit_mode": "insert"})]),
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[2], "new_source": "y = x + 1"})]),
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[0], "edit_mode": "delete"})]),
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[2], "edit_mode": "move", "before_cell_id": ids[1]})]),
-    ])  # fmt: skip
+    _run_agent(nb, lab, path, _four_edits(path, ids))
     nb.wait_executed(3)  # the agent cell: one inserted above it, one deleted
     assert ids[0] not in nb.ids() and nb.sources()[:3] == ["y = x + 1", "x = 1", "## About x"]
     assert nb.ids()[:2] == [ids[2], ids[1]]  # moved, with its id
@@ -261,3 +261,65 @@ def test_what_the_user_types_during_the_run_reaches_the_agents_next_turn(which, 
     nb.wait_executed(3)
     last = json.dumps(lab.server.requests[start + 1]["messages"][-1])
     assert "While you were working, the user changed the notebook" in last and "changed while the agent worked" in last, last[-1500:]
+
+
+def _wait_for_file(path, predicate, page):
+    """Until the saved notebook satisfies ``predicate`` (the RTC server saves a second after a change)."""
+    deadline = time.monotonic() + 60
+    while True:
+        saved = json.loads(path.read_text())
+        if predicate(saved):
+            return saved
+        assert time.monotonic() < deadline, [("".join(c["source"]), c.get("id")) for c in saved["cells"]]
+        page.wait_for_timeout(200)
+
+
+def test_with_real_time_collaboration_each_edit_and_the_revert_happen_once(lab_rtc, two_users):
+    """Two users (two browser contexts) on one notebook with RTC on: the agent's insert, replace,
+    delete and move each appear once in both pages and in the saved file; user B's unsaved
+    typing survives; reverting from the card restores the user's cells once."""
+    lab, name = lab_rtc, "rtc.ipynb"
+    lab.notebook(name, ["%load_ext nb_agent", "x = 1", "y = 2", "%%agent\nUse x from the cell above."])
+    path = lab.root / name
+    a, b = two_users(lab, name)
+    b.focus()
+    b.type_into(1, "  # B's note")  # B is typing, unsaved, while A runs the agent
+    a.wait_js("return live.panel.model.sharedModel.cells[1].getSource().endsWith(\"# B's note\");")
+    ids, sources = a.ids(), a.sources()
+    a.focus()
+    _run_agent(a, lab, path, _four_edits(path, ids))
+    a.wait_executed(3)
+    expected = ["y = x + 1", "x = 1  # B's note", "## About x", sources[3]]
+    for page in (a, b):
+        page.wait_js("return live.panel.model.sharedModel.cells.length > 3 && live.panel.model.sharedModel.cells[0].getSource() === 'y = x + 1';")
+        page_ids = page.ids()
+        assert page.sources()[:4] == expected, page.sources()
+        assert page_ids[:2] == [ids[2], ids[1]] and ids[0] not in page_ids and len(set(page_ids)) == len(page_ids), page_ids
+        assert page.sources().count("## About x") == 1
+    assert len(a.applied()) == 4 and b.applied() == []
+    inserted = a.ids()[2]
+    saved = _wait_for_file(path, lambda nb: ["".join(c["source"]) for c in nb["cells"]][:4] == expected, a.page)
+    saved_ids = [c["id"] for c in saved["cells"]]
+    assert saved_ids[:4] == [ids[2], ids[1], inserted, ids[3]] and len(set(saved_ids)) == len(saved_ids) and ids[0] not in saved_ids
+    # the card: in A's page (whose run it is) with its buttons; a collaborator's outputs are
+    # untrusted in B's page, so B sees the plain list
+    b.page.locator(f"#{b.panel_id()} .nb-agent-edits li").first.wait_for(timeout=60_000)
+    assert b.page.locator(f"#{b.panel_id()} .nb-agent-revert").count() == 0
+    card = a.page.locator(f"#{a.panel_id()} .nb-agent-edits:has(.nb-agent-revert)")
+    card.wait_for(timeout=60_000)
+    card.locator(".nb-agent-revert").click()
+    assert "Reverted 4 of 4 edits" in card.locator(".nb-agent-revert-outcome").inner_text()
+    for page in (a, b):  # reverted once, in both pages and in the file; B's note kept
+        page.wait_js("return live.panel.model.sharedModel.cells.length > 0 && live.panel.model.sharedModel.cells[0].getId() === arg;", ids[0])
+        assert page.ids()[:4] == ids[:4] and page.sources()[:4] == sources[:4], (page.ids(), page.sources())
+        assert len(set(page.ids())) == len(page.ids()) and inserted not in page.ids()
+    _wait_for_file(path, lambda nb: [c["id"] for c in nb["cells"]][:4] == ids[:4] and ["".join(c["source"]) for c in nb["cells"]][:4] == sources[:4], a.page)
+    assert card.locator(".nb-agent-revert").is_disabled()  # no second revert from this card
+    # the page told the kernel: the next run hears of the revert, not of "the user's changes"
+    lab.server.script.add(Reply(content=[text("I see.")]))
+    start = len(lab.server.requests)
+    a.run(3)
+    _wait_for_requests(a, lab, start + 1)
+    notes = json.dumps(lab.server.requests[start]["messages"][-1])
+    assert "The user reverted these edits of yours" in notes and f"deleted cell {ids[0]}" in notes, notes[-1500:]
+    assert "Since your last turn the user changed the notebook" not in notes, notes[-1500:]

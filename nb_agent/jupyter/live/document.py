@@ -129,6 +129,18 @@ class LiveDocument:
             cell = self.cell(op.cell_id)
             cell.outputs, cell.execution_count = list(op.outputs), op.execution_count
 
+    def apply_quietly(self, ops: list[EditOp]) -> None:
+        """Apply the user's revert of agent edits: the cells change, what the agent has
+        read does not (it did not see the revert), and an operation that no longer fits
+        (the user changed the notebook since) is skipped."""
+        seen = dict(self.seen)
+        for op in ops:
+            try:
+                self.apply(op)
+            except ToolError:  # a cell it names is gone
+                continue
+        self.seen = seen
+
     # --- for Read ---------------------------------------------------------------------------------
     def as_notebook(self) -> dict[str, Any]:
         """The document as an nbformat-shaped dict (what Read renders)."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TARGET_NAME
 
 if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
-    from nb_agent.jupyter.live.protocol import Ack, EditMessage, Hello, Snapshot
+    from nb_agent.jupyter.live.protocol import Ack, EditMessage, Hello, Reverted, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,8 @@ class LiveHub:
         self._snapshot_waiters: list[tuple[Callable[[LiveChannel, Snapshot], bool], asyncio.Future[tuple[LiveChannel, Snapshot]]]] = []
         self.registered = False
         self.last_problem: str | None = None
+        self.on_reverted: Callable[[LiveChannel, Reverted], None] | None = None
+        """Called when a page says the user reverted agent edits from a run's card."""
 
     # --- setup -------------------------------------------------------------------------------
     def register(self) -> None:
@@ -137,7 +139,7 @@ class LiveHub:
             channel.closed = True
 
     def _on_message(self, comm_id: str, data: Any) -> None:
-        from nb_agent.jupyter.live.protocol import Ack, Snapshot, parse_incoming
+        from nb_agent.jupyter.live.protocol import Ack, Reverted, Snapshot, parse_incoming
 
         channel = self.channels.get(comm_id)
         message = parse_incoming(data)
@@ -150,6 +152,8 @@ class LiveHub:
             future = self._ack_waiters.pop(message.edit_id, None)
             if future is not None and not future.done():
                 future.set_result(message)
+        elif isinstance(message, Reverted) and self.on_reverted is not None:
+            self.on_reverted(channel, message)
 
     def _snapshot(self, channel: LiveChannel, snapshot: Snapshot) -> None:
         if channel.snapshot is not None and snapshot.seq and snapshot.seq < channel.snapshot.seq:

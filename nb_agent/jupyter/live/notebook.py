@@ -9,13 +9,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nb_agent.jupyter.bounded_list import bounded_list
 from nb_agent.jupyter.live.hub import LiveHub
 
 if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
     from nb_agent.jupyter.live.document import LiveDocument
+    from nb_agent.jupyter.live.hub import LiveChannel
+    from nb_agent.jupyter.live.protocol import Reverted
     from nb_agent.jupyter.live.run import LiveRun
 
 log = logging.getLogger(__name__)
+
+MAX_REVERTED = 12
+"""Reverted edits listed in the next run's note (the rest are counted)."""
 
 
 def executing_cell_id(shell: Any) -> str | None:
@@ -48,6 +54,9 @@ class LiveNotebook:
         """The live run of the cell that just ended (``None`` when it ran in file mode)."""
         self._left: LiveDocument | None = None
         """The notebook as the agent left it (end of its last live run)."""
+        self._reverted: list[str] = []
+        """What the user reverted from a run's card since the agent's last run (for its next note)."""
+        self.hub.on_reverted = self._on_reverted
 
     def install(self) -> None:
         if getattr(self.shell, "kernel", None) is None:
@@ -100,6 +109,23 @@ class LiveNotebook:
         self.last = run
         self._left = run.document
 
+    def _on_reverted(self, channel: LiveChannel, message: Reverted) -> None:
+        """The user reverted agent edits from a run's card: those cells are the agent's side
+        (applied to what the agent left, so the next run does not report them as the user's
+        changes), and the agent is told which of its edits were reverted."""
+        path = channel.hello.notebook_path or (channel.snapshot.notebook_path if channel.snapshot else "")
+        targets = [self._left] if self._left is not None and self._left.snapshot.notebook_path == path else []
+        run = self.current
+        if run is not None and run.told is not None and run.document.snapshot.notebook_path == path:
+            targets.append(run.told)  # reverted mid-run (an earlier run's card): not the user's change either
+        for document in targets:
+            document.apply_quietly(message.ops)
+        order = [r.edit_id for r in self.last.edits] if self.last else []
+        records = {r.edit_id: r for r in (self.last.edits if self.last else [])}
+        for edit_id in sorted(message.edit_ids, key=lambda e: order.index(e) if e in order else len(order)):  # the agent's order
+            record = records.get(edit_id)
+            self._reverted.append(record.summary if record else f"edit {edit_id} of an earlier run")
+
     def attachments(self, run: LiveRun) -> list[str]:
         """Between-turn notes: what the user did since the agent's last turn, and edits of
         the previous run that the page refused after that run had ended."""
@@ -113,6 +139,9 @@ class LiveNotebook:
             changes = notebook_changes(left.cells, run.document.cells, skip=skip)
             if changes:
                 notes.append(changes)
+        if self._reverted:
+            notes.append("\n".join(bounded_list("The user reverted these edits of yours (from the run's card)", self._reverted, max_entries=MAX_REVERTED)))
+            self._reverted = []
         previous = self.last
         if previous is not None:
             refused = previous.reconcile()

@@ -145,12 +145,25 @@ class EditMessage(_Message):
     """Cells the edit must not touch while they run (the ``%%agent`` cell)."""
 
 
-def parse_incoming(data: Any) -> Snapshot | Ack | Hello | None:
+class Reverted(_Message):
+    """Browser → kernel: the user reverted these agent edits from a run's card."""
+
+    type: Literal["reverted"] = "reverted"
+    run_id: str | None = None
+    edit_ids: list[str]
+    ops: list[EditOp]
+    """The inverse operations the page applied, in order."""
+
+
+Incoming = Snapshot | Ack | Hello | Reverted
+
+
+def parse_incoming(data: Any) -> Incoming | None:
     """A browser → kernel message, or ``None`` when it is not one we know."""
     if not isinstance(data, dict):
         return None
     kind = data.get("type")
-    model: type[Snapshot] | type[Ack] | type[Hello] | None = {"snapshot": Snapshot, "ack": Ack, "hello": Hello}.get(kind)  # type: ignore[arg-type]
+    model: type[Incoming] | None = {"snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted}.get(kind)  # type: ignore[assignment,arg-type]
     if model is None:
         return None
     try:

@@ -74,3 +74,38 @@ def test_no_card_when_the_run_did_not_edit_the_notebook(live_case):
     run = case.run_agent(page, "look only")
     assert run.status == "ok", run.errors
     assert not [m for m in run.of_type("display_data") if EDITS_MIME in m["content"]["data"]]
+
+
+def _next_run_notes(case, kernel, page, requests_since):
+    kernel.server.script.add(Reply(content=[text("I see")]))
+    run = case.run_agent(page, "what changed?")
+    assert run.status == "ok", run.errors
+    return "\n".join(b["text"] for b in requests_since()[-1]["messages"][-1]["content"] if b.get("type") == "text")
+
+
+def test_a_revert_the_page_reports_is_not_the_users_change_at_the_next_run(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    card = _card(_insert_replace_delete(case, kernel, page))[EDITS_MIME]
+    reverted, refused = page.revert(card)
+    assert len(reverted) == 3 and refused == []
+    page.cells.append({"id": "users-own", "cell_type": "code", "source": "print('the user, after the revert')", "execution_count": None, "outputs": [], "metadata": {}, "running": False})
+    notes = _next_run_notes(case, kernel, page, requests_since)
+    assert "The user reverted these edits of yours" in notes
+    assert "  - inserted markdown cell" in notes and f"  - replaced cell {case.cells[1]['id']}" in notes and f"  - deleted cell {case.cells[0]['id']}" in notes
+    assert notes.index("inserted markdown cell") < notes.index("replaced cell") < notes.index("deleted cell")  # the agent's order
+    user_changes = notes.split("Since your last turn the user changed the notebook:", 1)[1].split("The user reverted")[0]
+    assert "users-own (code): print('the user, after the revert')" in user_changes  # the user's own change is still reported
+    for cell in case.cells[:2]:  # the reverted cells are not the user's changes
+        assert cell["id"] not in user_changes, user_changes
+
+
+def test_a_revert_the_kernel_is_not_told_about_reads_as_the_users_change(live_case, requests_since):
+    """An older page (no ``reverted`` message): the reverted cells are the user's changes."""
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    card = _card(_insert_replace_delete(case, kernel, page))[EDITS_MIME]
+    page.revert(card, tell_kernel=False)
+    notes = _next_run_notes(case, kernel, page, requests_since)
+    assert "The user reverted" not in notes
+    assert "Cells added" in notes and case.cells[0]["id"] in notes and f"{case.cells[1]['id']}: now" in notes
