@@ -12,6 +12,7 @@ from nb_agent.jupyter.live.protocol import LiveCell
 
 MAX_CELLS_PER_KIND = 8
 MAX_LINE_CHARS = 160
+MAX_REVERTED = 12
 
 
 def _line(text: str) -> str:
@@ -77,3 +78,9 @@ def notebook_changes(
     if not lines:
         return None
     return heading + "\n" + "\n".join(lines)
+
+
+def reverted_note(summaries: list[str]) -> str:
+    """Which of its edits the user reverted from a run's card (so those cells are not
+    reported as the user's changes), bounded."""
+    return "\n".join(bounded_list("The user reverted these edits of yours (from the run's card)", summaries, max_entries=MAX_REVERTED))

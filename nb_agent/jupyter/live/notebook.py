@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nb_agent.jupyter.bounded_list import bounded_list
 from nb_agent.jupyter.live.hub import LiveHub
 
 if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
@@ -20,8 +19,6 @@ if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
 
 log = logging.getLogger(__name__)
 
-MAX_REVERTED = 12
-"""Reverted edits listed in the next run's note (the rest are counted)."""
 
 
 def executing_cell_id(shell: Any) -> str | None:
@@ -114,22 +111,24 @@ class LiveNotebook:
         (applied to what the agent left, so the next run does not report them as the user's
         changes), and the agent is told which of its edits were reverted."""
         path = channel.hello.notebook_path or (channel.snapshot.notebook_path if channel.snapshot else "")
-        targets = [self._left] if self._left is not None and self._left.snapshot.notebook_path == path else []
         run = self.current
-        if run is not None and run.told is not None and run.document.snapshot.notebook_path == path:
-            targets.append(run.told)  # reverted mid-run (an earlier run's card): not the user's change either
-        for document in targets:
-            document.apply_quietly(message.ops)
-        order = [r.edit_id for r in self.last.edits] if self.last else []
+        mid_run = run is not None and run.told is not None and run.document.snapshot.notebook_path == path
+        if mid_run:  # an earlier run's card, used during this run: compared at this run's next turn
+            assert run is not None and run.told is not None
+            run.told.apply_quietly(message.ops)
+        elif self._left is not None and self._left.snapshot.notebook_path == path:
+            self._left.apply_quietly(message.ops)
         records = {r.edit_id: r for r in (self.last.edits if self.last else [])}
+        order = list(records)
+        told = run.reverted if mid_run and run is not None else self._reverted
         for edit_id in sorted(message.edit_ids, key=lambda e: order.index(e) if e in order else len(order)):  # the agent's order
             record = records.get(edit_id)
-            self._reverted.append(record.summary if record else f"edit {edit_id} of an earlier run")
+            told.append(record.summary if record else f"edit {edit_id} of an earlier run")
 
     def attachments(self, run: LiveRun) -> list[str]:
         """Between-turn notes: what the user did since the agent's last turn, and edits of
         the previous run that the page refused after that run had ended."""
-        from nb_agent.jupyter.live.changes import notebook_changes
+        from nb_agent.jupyter.live.changes import notebook_changes, reverted_note
         from nb_agent.jupyter.live.run import describe
 
         notes = []
@@ -140,7 +139,7 @@ class LiveNotebook:
             if changes:
                 notes.append(changes)
         if self._reverted:
-            notes.append("\n".join(bounded_list("The user reverted these edits of yours (from the run's card)", self._reverted, max_entries=MAX_REVERTED)))
+            notes.append(reverted_note(self._reverted))
             self._reverted = []
         previous = self.last
         if previous is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nb_agent.errors import ToolError
-from nb_agent.jupyter.live.changes import WHILE_WORKING, light_copy, notebook_changes
+from nb_agent.jupyter.live.changes import WHILE_WORKING, light_copy, notebook_changes, reverted_note
 from nb_agent.jupyter.live.document import (
     LiveDocument,
     LiveEditRefused,
@@ -90,6 +90,8 @@ class LiveRun:
     the user changed mid-run is the difference with :attr:`document`."""
     page_changed: bool = False
     """A snapshot came in since the last :meth:`changes_since_turn`."""
+    reverted: list[str] = field(default_factory=list)
+    """Summaries of agent edits (of an earlier run) the user reverted during this run, not told yet."""
 
     def start(self) -> None:
         self.told = LiveDocument(snapshot=self.document.snapshot, cells=light_copy(self.document.cells))
@@ -111,13 +113,15 @@ class LiveRun:
     def changes_since_turn(self) -> str | None:
         """What the user did to the notebook since the agent's last turn, when the page told
         the kernel mid-run (its messages reach a running cell); ``None`` otherwise."""
+        reverted, self.reverted = self.reverted, []
         if not self.page_changed or self.told is None:
-            return None
+            return reverted_note(reverted) if reverted else None
         self.page_changed = False
         skip = {self.document.executing_cell_id} if self.document.executing_cell_id else set()
         note = notebook_changes(self.told.cells, self.document.cells, skip=skip, heading=WHILE_WORKING)
         self.told = LiveDocument(snapshot=self.document.snapshot, cells=light_copy(self.document.cells))
-        return note
+        notes = [n for n in (note, reverted_note(reverted) if reverted else None) if n]
+        return "\n".join(notes) or None
 
     def finish(self) -> None:
         if self._on_snapshot in self.channel.listeners:

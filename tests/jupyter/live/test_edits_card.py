@@ -109,3 +109,23 @@ def test_a_revert_the_kernel_is_not_told_about_reads_as_the_users_change(live_ca
     notes = _next_run_notes(case, kernel, page, requests_since)
     assert "The user reverted" not in notes
     assert "Cells added" in notes and case.cells[0]["id"] in notes and f"{case.cells[1]['id']}: now" in notes
+
+
+def test_a_revert_during_the_next_run_is_told_at_its_next_turn_not_as_the_users_change(live_case, requests_since):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    card = _card(_insert_replace_delete(case, kernel, page))[EDITS_MIME]
+    kernel.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(case.path)})], stream_duration=1.5),  # the user reverts meanwhile
+        Reply(content=[text("ok")]),
+    )
+    start = len(kernel.server.requests)
+    run = case.start_agent(page, "carry on")
+    case.when_model_called(run, 1, start)
+    assert len(page.revert(card)[0]) == 3
+    page.send(page.snapshot("change"))  # what the page sends after the revert changed the notebook
+    kernel.wait(run)
+    assert run.status == "ok", run.errors
+    last = "\n".join(b["text"] for b in requests_since()[-1]["messages"][-1]["content"] if b.get("type") == "text")
+    assert "The user reverted these edits of yours" in last and f"replaced cell {case.cells[1]['id']}" in last, last
+    assert "While you were working, the user changed the notebook" not in last, last
