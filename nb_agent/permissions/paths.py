@@ -9,10 +9,10 @@ directory). A pattern without an inner slash (``*.env``) matches at any depth be
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
+
+from nb_agent.permissions.wildcards import Wildcard, glob_pattern
 
 __all__ = [
     "PathPattern",
@@ -78,51 +78,11 @@ def glob_matches(pattern: PathPattern, relative: str) -> bool:
     return any(regex.fullmatch("/".join(parts[:i])) for i in range(len(parts), 0, -1))
 
 
-@lru_cache(maxsize=512)
-def _compile(glob: str, anchored: bool) -> re.Pattern[str]:
+def _compile(glob: str, anchored: bool) -> Wildcard:
     glob = glob.rstrip("/") + ("/**" if glob.endswith("/") and glob.strip("/") else "")
     if glob in ("", "**"):
-        return re.compile(".*", re.DOTALL)
-    if not anchored:
-        glob = "**/" + glob
-    return re.compile(_glob_to_regex(glob), re.DOTALL)
-
-
-def _glob_to_regex(glob: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(glob)
-    while i < n:
-        c = glob[i]
-        if glob.startswith("**/", i) and (i == 0 or glob[i - 1] == "/"):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i) and i + 2 == n and (i == 0 or glob[i - 1] == "/"):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        elif c == "[":
-            end = glob.find("]", i + 2 if glob.startswith(("[!", "[^"), i) else i + 1)
-            if end == -1:
-                out.append(re.escape(c))
-                i += 1
-                continue
-            body = glob[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
+        return glob_pattern("**")
+    return glob_pattern(glob if anchored else "**/" + glob)
 
 
 def resolve_tool_path(raw: str, *, cwd: Path, home: Path | None = None) -> Path:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlparse
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.permissions.shell_rules import shell_rule_matches, wildcard_regex
+from nb_agent.permissions.shell_rules import shell_rule_matches, wildcard_matches
 from nb_agent.permissions.domains import domain_matches
 from nb_agent.permissions.paths import (
     anchor_directory,
@@ -250,7 +250,7 @@ def rule_matches(
         return path_rule_matches(rule, content, cwd=cwd, home=home, anchor=anchor)
     if family == "web_fetch":
         return _domain_rule_matches(rule.content, content)
-    return wildcard_regex(rule.content).fullmatch(content) is not None
+    return wildcard_matches(rule.content, content)
 
 
 def first_matching_rule(

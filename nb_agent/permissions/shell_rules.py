@@ -25,11 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from nb_agent.permissions.wildcards import shell_wildcard
+
 if TYPE_CHECKING:
     from nb_agent.permissions.rules import PermissionRule
     from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
 
-__all__ = ["ShellCoverage", "analysis_of", "shell_allow_coverage", "shell_pattern_matches", "shell_rule_matches", "wildcard_regex"]
+__all__ = ["ShellCoverage", "analysis_of", "shell_allow_coverage", "shell_pattern_matches", "shell_rule_matches", "wildcard_matches"]
 
 
 def analysis_of(command: str) -> CommandAnalysis | None:
@@ -44,25 +46,13 @@ def analysis_of(command: str) -> CommandAnalysis | None:
         return None
 
 
-def wildcard_regex(pattern: str) -> re.Pattern[str]:
-    """``*`` matches anything, ``\\*`` is a literal star; a trailing `` *`` is optional."""
-    pieces: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("\\*", i):
-            pieces.append(re.escape("*"))
-            i += 2
-        elif pattern[i] == "*":
-            pieces.append(".*")
-            i += 1
-        else:
-            pieces.append(re.escape(pattern[i]))
-            i += 1
-    regex = "".join(pieces)
-    # ``git *`` also matches a bare ``git``, as in Claude Code.
-    if regex.endswith(re.escape(" ") + ".*") and regex.count(".*") == 1:
-        regex = regex[: -len(re.escape(" ") + ".*")] + "(?: .*)?"
-    return re.compile(regex, re.DOTALL)
+def wildcard_matches(pattern: str, text: str) -> bool:
+    """``*`` matches anything, ``\\*`` is a literal star; a trailing `` *`` is optional
+    (``git *`` also matches a bare ``git``, as in Claude Code). Linear time
+    (:mod:`nb_agent.permissions.wildcards`): rules may come from an untrusted folder."""
+    if pattern.endswith(" *") and pattern.replace("\\*", "").count("*") == 1 and text == pattern[:-2].replace("\\*", "*"):
+        return True
+    return shell_wildcard(pattern).fullmatch(text)
 
 
 def shell_pattern_matches(pattern: str, command: str) -> bool:
@@ -73,7 +63,7 @@ def shell_pattern_matches(pattern: str, command: str) -> bool:
         # Word boundary: ``git status:*`` matches ``git status -s``, never ``git statusx``.
         return command == prefix or command.startswith(prefix + " ")
     if "*" in pattern.replace("\\*", ""):
-        return wildcard_regex(pattern).fullmatch(command) is not None
+        return wildcard_matches(pattern, command)
     return command == pattern.replace("\\*", "*")
 
 

@@ -304,6 +304,21 @@ async def test_a_repository_file_linked_to_dev_zero_makes_git_ask(folder, make_e
     assert "not granted" in result_text(tool_results(transport)[0])
 
 
+@pytest.mark.timeout(30)
+async def test_an_untrusted_folders_deny_rules_cannot_freeze_the_permission_check(folder, make_engine) -> None:
+    """Deny rules of an untrusted folder apply; a backtracking pattern in one must not make
+    each permission check take exponential time (the kernel would freeze)."""
+    write_settings(folder, {"permissions": {"deny": ["Read(" + "**/" * 30 + "x)", "Bash(" + "* " * 40 + "z)"]}})
+    deep = folder / "/".join(["a"] * 60)
+    deep.mkdir(parents=True)
+    (deep / "f.txt").write_text("fine\n")
+    calls = [tool_use("Read", {"file_path": str(deep / "f.txt")}, id="toolu_read"), tool_use("Bash", {"command": "ls " + "a " * 60}, id="toolu_ls")]
+    engine, _, transport = make_engine(folder, one_call_per_turn(*calls))
+    await collect(engine, "read it")
+    results = tool_results(transport)
+    assert "fine" in result_text(results[0]) and len(results) == 2
+
+
 # --- env, additionalDirectories, allow rules ---------------------------------------------------
 
 
