@@ -56,11 +56,13 @@ async def test_abortable_stream_stops_while_waiting_for_the_next_item():
     closed: list[bool] = []
     threading.Timer(0.1, controller.abort).start()
     started = time.monotonic()
-    stream = AbortableStream(_ticks(100, 0.5, closed), controller.signal)
+    stream = AbortableStream(_ticks(100, 60, closed), controller.signal)
     items = [i async for i in stream]
     await stream.aclose()
     assert items == []
-    assert time.monotonic() - started < 0.4
+    # Generous: only separates "waited for the 60 s gap" from "did not" on a shared, slow
+    # machine; bench/hook_stop.py measures the Stop target.
+    assert time.monotonic() - started < 20
     assert closed == [True]
     assert asyncio.current_task().cancelling() == 0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from nb_agent.abort import AbortController
 from nb_agent.hooks import HookOutput, Hooks
@@ -28,6 +27,11 @@ def _abort_later(controller: AbortController, seconds: float) -> None:
     asyncio.get_running_loop().call_later(seconds, controller.abort, INTERRUPT_MESSAGE)
 
 
+# Bounds on how long a stop may take only separate "waited for the slow reply" (~100 s) from
+# "did not"; these machines are shared and slow. bench/hook_stop.py measures the Stop target.
+GENEROUS_S = 20
+
+
 def _result_texts(run) -> dict[str, str]:
     return {b["tool_use_id"]: b["content"] for m in run.of_type("user") if not isinstance(m.content, str) for b in m.content}
 
@@ -41,22 +45,20 @@ async def test_completed():
 @covers("aborted_streaming")
 async def test_aborted_while_streaming_stops_at_once():
     abort = AbortController()
-    slow = Reply(content=[text("x" * 800)], delay=0.05)  # ~2.5 s of streaming
+    slow = Reply(content=[text("x" * 800)], delay=2.0)  # ~110 s of streaming
     _abort_later(abort, 0.2)
-    started = time.monotonic()
-    run = await run_query([slow], ctx=tool_context(abort=abort))
+    async with asyncio.timeout(GENEROUS_S):
+        run = await run_query([slow], ctx=tool_context(abort=abort))
     assert run.terminal.reason == "aborted_streaming"
-    assert time.monotonic() - started < 1.0
 
 
 async def test_aborted_before_the_first_event_arrives():
     abort = AbortController()
-    silent = ErrorReply(status=500, delay=5)  # the server says nothing for 5 s
+    silent = ErrorReply(status=500, delay=100)  # the server says nothing for 100 s
     _abort_later(abort, 0.1)
-    started = time.monotonic()
-    run = await run_query([silent], ctx=tool_context(abort=abort))
+    async with asyncio.timeout(GENEROUS_S):  # in this task, so its cancelling() count is checked
+        run = await run_query([silent], ctx=tool_context(abort=abort))
     assert run.terminal.reason == "aborted_streaming"
-    assert time.monotonic() - started < 1.0
     assert asyncio.current_task().cancelling() == 0, "the abort's own cancellation is not left pending"
 
 

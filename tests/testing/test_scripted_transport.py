@@ -159,23 +159,27 @@ async def test_delay_and_stream_duration_use_asyncio_sleep() -> None:
     task = asyncio.create_task(ticker())
     [_ async for _ in transport.stream(REQUEST)]  # 8 events, 7 gaps of 0.02
     first = time.monotonic() - started
+    ticks_after_first = ticker_ticks
     [_ async for _ in transport.stream(REQUEST)]
     second = time.monotonic() - started - first
     task.cancel()
-    assert 0.13 <= first < 0.6
-    assert 0.18 <= second < 0.6
-    assert ticker_ticks >= 10  # the event loop stayed free while streaming
+    # Lower bounds only: the sleeps guarantee them, a slow machine only adds.
+    assert first >= 7 * 0.02 * 0.9
+    assert second >= 0.2 * 0.9
+    # The event loop stayed free during each stream (a blocking sleep would starve the ticker).
+    assert ticks_after_first >= 1 and ticker_ticks > ticks_after_first
 
 
 async def test_closing_the_stream_mid_delay_stops_it() -> None:
-    transport = ScriptedTransport([Reply(content=[text("x" * 50)], chunk_size=1, delay=1.0)])
+    transport = ScriptedTransport([Reply(content=[text("x" * 50)], chunk_size=1, delay=60.0)])
     stream = transport.stream(REQUEST)
     assert (await anext(stream)).type == "message_start"
     started = time.monotonic()
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(anext(stream), 0.05)
     await stream.aclose()
-    assert time.monotonic() - started < 0.5
+    # Generous: only separates "waited for the 60 s delay" from "did not" on a shared machine.
+    assert time.monotonic() - started < 20
 
 
 async def test_exhaustion_raises_in_process() -> None:

@@ -14,11 +14,32 @@ from nb_agent.abort import AbortController
 from nb_agent.tools.base import ToolResult, ToolSession, ToolUseContext
 from nb_agent.tools.bash import BashTool
 from nb_agent.tools.bash import shell as shell_module
+from nb_agent.tools.bash import tool as tool_module
 
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolUseContext:
     return ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=tmp_path, session_dir=tmp_path / "s"))
+
+
+# Bounds on how long a stop may take only separate "waited for the command's `sleep 100`"
+# (or never-ending loop) from "did not"; machines here are shared and slow. bench/hook_stop.py
+# measures the Stop target.
+GENEROUS_S = 20
+
+
+@pytest.fixture
+def started_commands(monkeypatch: pytest.MonkeyPatch) -> list[shell_module.RunningCommand]:
+    """Every command BashTool starts, so a test can check its process group afterwards."""
+    started: list[shell_module.RunningCommand] = []
+
+    def recording_start(*args: object, **kwargs: object) -> shell_module.RunningCommand:
+        running = shell_module.start_command(*args, **kwargs)  # type: ignore[arg-type]
+        started.append(running)
+        return running
+
+    monkeypatch.setattr(tool_module, "start_command", recording_start)
+    return started
 
 
 def start(ctx: ToolUseContext, command: str, **fields: object) -> asyncio.Task[ToolResult]:
@@ -64,21 +85,23 @@ async def test_abort_kills_the_whole_process_group(ctx: ToolUseContext, tmp_path
     pids = await wait_for_lines(tmp_path / "pids", 4)
     assert all(alive(pid) for pid in pids)
     ctx.abort_controller.abort()
-    result = await asyncio.wait_for(task, timeout=3)
+    result = await asyncio.wait_for(task, timeout=GENEROUS_S)
     assert result.is_error
     assert "Command was aborted before completion" in BashTool().map_result_to_block(result.data, "t")
     assert [pid for pid in pids if alive(pid)] == []
     assert group_members(pids[0]) == []
 
 
-async def test_never_ending_command_returns_promptly_on_abort(ctx: ToolUseContext) -> None:
+async def test_never_ending_command_returns_on_abort(
+    ctx: ToolUseContext, started_commands: list[shell_module.RunningCommand]
+) -> None:
     task = start(ctx, "while true; do :; done", timeout=600_000)
     await asyncio.sleep(0.2)
-    aborted_at = time.monotonic()
     ctx.abort_controller.abort()
-    result = await asyncio.wait_for(task, timeout=3)
-    assert time.monotonic() - aborted_at < 1.0
+    result = await asyncio.wait_for(task, timeout=GENEROUS_S)  # the loop never ends by itself
     assert result.data.interrupted
+    [running] = started_commands
+    assert not running.group_alive()
 
 
 async def test_sibling_abort_through_a_child_controller(tmp_path: Path) -> None:
@@ -88,17 +111,22 @@ async def test_sibling_abort_through_a_child_controller(tmp_path: Path) -> None:
     task = start(ctx, "sleep 100")
     await asyncio.sleep(0.1)
     sibling.abort("sibling failed")
-    result = await asyncio.wait_for(task, timeout=3)
+    result = await asyncio.wait_for(task, timeout=GENEROUS_S)
     assert result.is_error and result.data.interrupted
     assert not parent.signal.aborted
 
 
-async def test_already_aborted_signal_stops_at_once(ctx: ToolUseContext) -> None:
+async def test_already_aborted_signal_stops_at_once(
+    ctx: ToolUseContext, tmp_path: Path, started_commands: list[shell_module.RunningCommand]
+) -> None:
+    # The command is started, then stopped at its first abort check (tool.py): it never
+    # gets past its sleep.
     ctx.abort_controller.abort()
-    started = time.monotonic()
-    result = await asyncio.wait_for(start(ctx, "sleep 100"), timeout=3)
-    assert time.monotonic() - started < 1.0
+    result = await asyncio.wait_for(start(ctx, "sleep 100; touch after"), timeout=GENEROUS_S)
     assert result.data.interrupted
+    [running] = started_commands
+    assert not running.group_alive()
+    assert not (tmp_path / "after").exists()
 
 
 async def test_cancellation_kills_the_group(ctx: ToolUseContext, tmp_path: Path) -> None:
@@ -107,7 +135,7 @@ async def test_cancellation_kills_the_group(ctx: ToolUseContext, tmp_path: Path)
     pids = await wait_for_lines(tmp_path / "pids", 4)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, timeout=3)
+        await asyncio.wait_for(task, timeout=GENEROUS_S)
     assert [pid for pid in pids if alive(pid)] == []
 
 
@@ -118,10 +146,9 @@ async def test_sigterm_ignoring_command_gets_sigkill(
     task = start(ctx, "trap '' TERM; echo $$ >> pids; sleep 100 & echo $! >> pids; wait")
     pids = await wait_for_lines(tmp_path / "pids", 2)
     ctx.abort_controller.abort()
-    started = time.monotonic()
-    await asyncio.wait_for(task, timeout=3)
-    assert time.monotonic() - started < 1.5
-    assert [pid for pid in pids if alive(pid)] == []
+    result = await asyncio.wait_for(task, timeout=GENEROUS_S)
+    assert result.data.interrupted
+    assert [pid for pid in pids if alive(pid)] == []  # SIGTERM alone would leave them all
 
 
 EXITING_SCRIPT = """

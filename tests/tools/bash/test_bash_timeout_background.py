@@ -42,10 +42,15 @@ async def read_until(ctx: ToolUseContext, shell_id: str, needle: str, *, within:
     raise AssertionError(f"{needle!r} never appeared; read {seen!r}")
 
 
+# Bounds on a call's duration only separate "waited for the command's `sleep 100`" from "did
+# not"; these machines are shared and slow.
+GENEROUS_S = 20
+
+
 async def test_timeout_moves_command_to_background(ctx: ToolUseContext) -> None:
     started = time.monotonic()
     result, text = await call(BashTool(), ctx, command="echo start; sleep 0.7; echo later; sleep 100", timeout=300)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < GENEROUS_S
     assert not result.is_error
     assert result.data.background_id == "bash_1"
     assert "moved to the background with ID: bash_1" in text
@@ -77,7 +82,7 @@ async def test_timeout_kill_mode(tmp_path: Path) -> None:
     )
     started = time.monotonic()
     result, text = await call(BashTool(), ctx, command="echo partial; echo $$ > pid; sleep 100", timeout=300)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < GENEROUS_S
     assert result.is_error
     assert text == "partial\nCommand timed out after 0.3s"
     pid = int((tmp_path / "pid").read_text())
@@ -85,13 +90,14 @@ async def test_timeout_kill_mode(tmp_path: Path) -> None:
     assert BackgroundShells.for_session(ctx.session).shells() == []
 
 
-async def test_run_in_background_returns_at_once(ctx: ToolUseContext) -> None:
-    started = time.monotonic()
-    result, text = await call(BashTool(), ctx, command="sleep 0.3; echo done", run_in_background=True)
-    assert time.monotonic() - started < 0.3
+async def test_run_in_background_returns_at_once(ctx: ToolUseContext, tmp_path: Path) -> None:
+    # The command cannot finish before the call returns: it waits for a file written after.
+    command = "while [ ! -e go ]; do sleep 0.02; done; echo done"
+    result, text = await asyncio.wait_for(call(BashTool(), ctx, command=command, run_in_background=True), GENEROUS_S)
     assert not result.is_error
     assert text.startswith("Command running in background with ID: bash_1.")
 
+    (tmp_path / "go").touch()
     seen = await read_until(ctx, "bash_1", "<status>completed</status>")
     assert "done" in seen and "<exit_code>0</exit_code>" in seen
 
