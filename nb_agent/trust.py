@@ -24,9 +24,12 @@ TRUST_FILE_ENV = "NB_AGENT_TRUST_FILE"
 
 
 def trust_file(home: Path | None = None) -> Path:
-    """The store: ``home``'s when given, else ``$NB_AGENT_TRUST_FILE``, else ``~/.nb_agent/…``."""
-    if home is None and os.environ.get(TRUST_FILE_ENV):
-        return Path(os.path.expanduser(os.environ[TRUST_FILE_ENV]))
+    """The store: ``home``'s when given, else ``$NB_AGENT_TRUST_FILE`` when it is an absolute
+    path (a relative one would be read from whatever folder the kernel is in: the folder
+    itself could ship the answers), else ``~/.nb_agent/…``."""
+    moved = Path(os.path.expanduser(os.environ.get(TRUST_FILE_ENV, "")))
+    if home is None and moved.is_absolute():
+        return moved
     return (home or home_directory()) / TRUST_FILE
 
 

@@ -71,3 +71,15 @@ def test_trusting_home_or_above_covers_that_folder_only(tmp_path: Path, monkeypa
         trust_file(home).unlink()
     set_trust(home / "Downloads", True, home=home)  # below home: covers its subfolders as before
     assert is_trusted(downloaded, home=home)
+
+
+def test_a_relative_store_path_is_not_read_from_the_folder(tmp_path: Path, monkeypatch) -> None:
+    """``NB_AGENT_TRUST_FILE=answers.json`` would be the project's own file, shipped with it."""
+    home, folder = tmp_path / "home", tmp_path / "downloaded"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(folder)
+    (folder / "answers.json").write_text(json.dumps({"folders": {str(folder.resolve()): True}}))
+    monkeypatch.setenv("NB_AGENT_TRUST_FILE", "answers.json")
+    assert trust_answer(folder) is None
+    assert trust_file() == home / ".nb_agent" / "trusted_folders.json"
