@@ -319,6 +319,23 @@ async def test_an_untrusted_folders_deny_rules_cannot_freeze_the_permission_chec
     assert "fine" in result_text(results[0]) and len(results) == 2
 
 
+@pytest.mark.parametrize("command", ["cargo --version", "rustc --version"])
+async def test_a_toolchain_file_cannot_run_the_folders_binary_unasked(folder, make_engine, command) -> None:
+    """rustup's proxies run the toolchain ``rust-toolchain.toml`` names, a ``path`` in the
+    folder included: ``--version`` of them is not read-only."""
+    toolchain = folder / "tc"
+    (toolchain / "lib").mkdir(parents=True)
+    (toolchain / "bin").mkdir()
+    for name in ("cargo", "rustc"):
+        (toolchain / "bin" / name).write_text("#!/bin/sh\necho EXECUTED\n")
+        (toolchain / "bin" / name).chmod(0o755)
+    (folder / "rust-toolchain.toml").write_text(f'[toolchain]\npath = "{toolchain}"\n')
+    engine, _, transport = make_engine(folder, [Reply(content=[tool_use("Bash", {"command": command})]), Reply(content=[text("done")])])
+    await collect(engine, "which version?")
+    result = result_text(tool_results(transport)[0])
+    assert "EXECUTED" not in result and "not granted" in result, result
+
+
 # --- env, additionalDirectories, allow rules ---------------------------------------------------
 
 

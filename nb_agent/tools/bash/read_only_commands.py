@@ -37,11 +37,13 @@ _ANY_ARGUMENTS = frozenset(
         "cd", "pushd", "popd",
     }
 )
-# Tools whose `--version` is all we allow.
+# Tools whose `--version` is all we allow. Not `cargo` / `rustc`: usually rustup's proxies,
+# which run the toolchain a folder's `rust-toolchain.toml` names, `path = "..."` included
+# (a binary the folder ships).
 _VERSION_ONLY = frozenset(
     {
-        "node", "npm", "java", "javac", "gcc", "g++", "clang", "make", "cmake", "rustc",
-        "cargo", "ruby", "perl", "R", "Rscript", "jupyter", "nvcc", "docker", "uv", "julia",
+        "node", "npm", "java", "javac", "gcc", "g++", "clang", "make", "cmake",
+        "ruby", "perl", "R", "Rscript", "jupyter", "nvcc", "docker", "uv", "julia",
     }
 )
 _PYTHON = re.compile(r"python[0-9.]*")
