@@ -22,7 +22,10 @@ def list_sessions(directory: Path, limit: int = 50) -> list[SessionInfo]:
     """The newest ``limit`` sessions in ``directory``, newest first."""
     if not directory.is_dir():
         return []
-    paths = sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)[:limit]
+    # Regular files only: a folder's own .nb_agent/sessions may hold a FIFO (waits forever)
+    # or a link to /dev/zero (one endless line) named like a transcript.
+    found = [p for p in directory.glob("*.jsonl") if p.is_file()]
+    paths = sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)[:limit]
     return [session_info(p) for p in paths]
 
 
