@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from nb_agent.testing import ErrorReply, Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
@@ -20,7 +19,7 @@ async def test_stop_cancels_three_running_subagents(make_agent_engine):
     engine, script = make_agent_engine(
         {
             "": [Reply(content=[agent_call("a"), agent_call("b"), agent_call("c")])],
-            **{f"[{t}]": [Reply(content=[tool_use("Echo", {"value": t, "sleep": 30})])] for t in "abc"},
+            **{f"[{t}]": [Reply(content=[tool_use("Echo", {"value": t, "sleep": 100})])] for t in "abc"},
         },
         tools=[echo],
     )
@@ -35,11 +34,10 @@ async def test_stop_cancels_three_running_subagents(make_agent_engine):
         await asyncio.sleep(0.01)
     host = engine.tool_session.extra["nb_agent.subagents"]
     runs = list(host.runs.values())
-    stopped_at = time.monotonic()
     engine.interrupt()
-    await asyncio.wait_for(task, timeout=10)
-    took = time.monotonic() - stopped_at
-    assert took < 1.0, f"stopping took {took:.2f}s"
+    # Generous: only separates "waited for the subagents' 100 s sleeps" from "did not" (shared
+    # machines); bench/hook_stop.py measures the Stop target.
+    await asyncio.wait_for(task, timeout=20)
     assert all(call.cancelled for call in echo.calls)
     assert [r.status for r in runs] == ["stopped"] * 3
     result = events[-1]

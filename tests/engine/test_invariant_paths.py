@@ -220,13 +220,14 @@ async def test_cancelled_consumer_while_it_renders(make_engine, check_invariant)
 
 async def test_abort_through_the_real_sdk(tmp_path):
     """The same abort, over HTTP: the stream is closed and the next request is valid."""
-    slow = Reply(content=[tool_use("Echo", {"value": "a"}), text("z" * 800)], delay=0.02)
+    slow = Reply(content=[tool_use("Echo", {"value": "a"}), text("z" * 800)], delay=2.0)  # ~110 s
     async with FakeAnthropicServer([slow, Reply(content=[text("ok")])]) as server:
         engine = QueryEngine(config=EngineConfig(cwd=tmp_path), tools=[RecordingTool("Echo")], transport=AnthropicTransport(client=server.client()))
         asyncio.get_running_loop().call_later(0.3, engine.interrupt)
         out = await collect(engine, "go")
         assert out.result.terminal_reason == "aborted_streaming"
-        assert out.result.duration_s < 1.5
+        # Generous: only separates "waited for the ~110 s stream" from "did not" (shared machines).
+        assert out.result.duration_s < 20
         again = await collect(engine, "again")
         assert again.result.subtype == "success"
     assert_history_invariant(engine.messages)

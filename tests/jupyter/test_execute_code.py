@@ -102,7 +102,8 @@ def test_sigint_interrupts_a_busy_loop_and_chains_the_previous_handler(shell):
         started = time.monotonic()
         with pytest.raises(AbortError):
             _run(shell, "unit_spin = 0\nwhile True:\n    unit_spin += 1")
-        assert time.monotonic() - started < 3
+        # Generous: the loop never ends by itself; the bound only separates that from a stop.
+        assert time.monotonic() - started < 20
         assert calls == [signal.SIGINT]  # ipykernel's handler would have scheduled the cell's cancellation
         assert shell.user_ns["unit_spin"] > 0
         assert signal.getsignal(signal.SIGINT) is not None and signal.getsignal(signal.SIGINT) != ExecuteCode

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from nb_agent.testing import Reply, text, tool_use
 
-STOP_WITHIN_S = 1.5
-"""The run ends within a second of the interrupt; the margin covers the test's own polling."""
+STOP_WITHIN_S = 15
+"""Generous: only separates "the run waited for the 60 s stream / sleep / endless loop" from
+"it stopped" on a shared, slow machine (kernel.wait gives up after 20 s); bench/hook_stop.py
+measures the engine's Stop target."""
 
 
 def _gone(pid: int) -> bool:
@@ -40,7 +42,7 @@ def _assert_interrupted(run, interrupted_at):
 
 def test_interrupt_while_streaming(kernel, requests_since):
     long_answer = "Streaming a long answer. " * 200
-    kernel.server.script.add(Reply(content=[text(long_answer)], chunk_size=5, stream_duration=15.0))
+    kernel.server.script.add(Reply(content=[text(long_answer)], chunk_size=5, stream_duration=60.0))
     run = kernel.start("%%agent\ntell me a long story")
     kernel.wait_for(run, lambda: kernel.widgets.ever(lambda s: "Streaming a long answer" in str(s.get("value", ""))))
     interrupted_at = time.monotonic()

@@ -184,7 +184,8 @@ async def test_abort_kills_rg_and_raises(tmp_path, ctx):
     started = time.monotonic()
     with pytest.raises(AbortError):
         await tool.call(parsed, ctx, lambda _: None)
-    assert time.monotonic() - started < 5
+    # Generous: rg on the fifo never ends by itself; the bound only separates that from a stop.
+    assert time.monotonic() - started < 20
     if os.path.isdir("/proc"):
         assert _rg_processes_on(fifo) == []
 

@@ -22,7 +22,7 @@ def web():
         "/spec.pdf": Page(content_type="application/pdf", body=PDF),
         "/image.png": Page(content_type="image/png", body=b"\x89PNG\r\n\x1a\nxxxx"),
         "/huge": Page(content_type="text/plain", body=b"x" * (3 * 1024 * 1024)),
-        "/slow": Page(body="<p>late</p>", delay_s=30),
+        "/slow": Page(body="<p>late</p>", delay_s=100),
         "/gone": Page(status=404, content_type="text/plain", body="nope"),
         "/old": redirect("/dictionary"),
         "/loop": redirect("/loop"),
