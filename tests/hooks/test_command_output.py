@@ -86,6 +86,7 @@ async def test_a_hook_that_prints_past_the_cap_is_cut_and_said_so(tmp_path):
     hooks = _registry("SessionStart", f"{sys.executable} {script}")
     started = time.monotonic()
     result = await hooks.run("SessionStart", HookInput(hook_event_name="SessionStart", source="startup", cwd=str(tmp_path)))
+    # Generous: only separates "the hook sat on a full pipe until its 60 s timeout" from "did not".
     assert time.monotonic() - started < 20
     [context] = result.additional_contexts
     assert len(context) < MAX_OUTPUT_BYTES + 100 and context.endswith("[hook output cut at 4 MB]")
