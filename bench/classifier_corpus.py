@@ -23,12 +23,13 @@ from types import ModuleType
 from nb_agent.abort import AbortController
 from nb_agent.permissions import RuleBasedPolicy
 from nb_agent.permissions.types import PermissionAllow
+from nb_agent.shell.command_parts import analyse_command
+from nb_agent.shell.read_only import is_read_only_command
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.tools.bash import BashTool, is_read_only_command
-from nb_agent.tools.bash.command_parts import analyse_command
+from nb_agent.tools.bash import BashTool
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS_PATH = ROOT / "tests" / "tools" / "bash" / "read_only_corpus.py"
+CORPUS_PATH = ROOT / "tests" / "shell" / "read_only_corpus.py"
 ROUNDS = 20
 
 

@@ -1,7 +1,7 @@
 """The read-only fast path for Bash, held to the Read tool's scope (issue 11, families 4-7).
 
 A Bash command runs without asking when every simple command in it is covered by an
-allow rule or is read-only (:mod:`nb_agent.tools.bash.read_only`), and the read-only
+allow rule or is read-only (:mod:`nb_agent.shell.read_only`), and the read-only
 ones read nothing that Read would have to ask for or is denied
 (:mod:`nb_agent.permissions.read_plan`), judged in the directory the command runs in.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nb_agent.permissions.paths import (
     PathPattern,
@@ -20,12 +19,13 @@ from nb_agent.permissions.paths import (
     parse_path_pattern,
     relative_to,
 )
-from nb_agent.permissions.read_plan import ReadPlan, ReadVerdict, check_read_plan, rule_may_match_below
+from nb_agent.permissions.read_plan import ReadVerdict, check_read_plan, rule_may_match_below
 from nb_agent.permissions.rules import PermissionRule, path_rule_matches
 from nb_agent.permissions.shell_rules import shell_allow_coverage
-
-if TYPE_CHECKING:
-    from nb_agent.tools.bash.command_parts import CommandPart
+from nb_agent.shell.command_parts import CommandPart, analyse_command
+from nb_agent.shell.read_only import part_is_read_only
+from nb_agent.shell.read_plan import ReadPlan
+from nb_agent.shell.read_scope import bash_read_plan
 
 __all__ = ["ReadScope", "ShellFastPath", "shell_fast_path"]
 
@@ -124,10 +124,6 @@ def shell_fast_path(
     """Allow ``command`` when each simple command is covered by an allow rule or is
     read-only, and what the read-only ones read (covered by a rule or not) is within
     Read's scope; ``None`` when the fast path does not apply at all."""
-    from nb_agent.tools.bash.command_parts import analyse_command
-    from nb_agent.tools.bash.read_only import part_is_read_only
-    from nb_agent.tools.bash.read_scope import bash_read_plan
-
     def plan_for(parts: Sequence[CommandPart] | None) -> ReadPlan:
         return bash_read_plan(analyse_command(command), cwd=scope.cwd, project_dir=scope.anchor,
                               home=scope.home, parts=parts, git_allowed=scope.git_allowed)

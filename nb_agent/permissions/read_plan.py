@@ -1,11 +1,12 @@
-"""What a read-only call will read, and whether Read would let it (SPEC §8, issue 11).
+"""Whether Read would let a read-only call read what it will read (SPEC §8, issue 11).
 
 The read-only fast path (a Bash command the classifier calls read-only, Grep, Glob) may
 never read what the Read tool would have to ask for or is denied. A tool describes its
-reads as a :class:`ReadPlan`; :func:`check_read_plan` judges every path the way Read is
-judged: a ``Read`` deny rule denies, an ask rule asks, a path outside the working
-directories asks unless a ``Read`` allow rule covers it, and a directory whose whole
-tree is read asks when a deny or ask rule could match something inside it.
+reads as a :class:`~nb_agent.shell.read_plan.ReadPlan`; :func:`check_read_plan` judges
+every path the way Read is judged: a ``Read`` deny rule denies, an ask rule asks, a path
+outside the working directories asks unless a ``Read`` allow rule covers it, and a
+directory whose whole tree is read asks when a deny or ask rule could match something
+inside it.
 """
 
 from __future__ import annotations
@@ -16,33 +17,9 @@ from pathlib import Path
 from typing import Literal
 
 from nb_agent.permissions.paths import PathPattern, candidate_paths, glob_matches, relative_to
+from nb_agent.shell.read_plan import PathRead, ReadPlan
 
-__all__ = ["PathRead", "ReadKind", "ReadPlan", "ReadVerdict", "check_read_plan", "rule_may_match_below"]
-
-ReadKind = Literal["file", "tree", "names"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class PathRead:
-    """One path a call reads."""
-
-    path: Path
-    """Absolute; ``..`` and symlinks kept (every spelling is checked)."""
-    kind: ReadKind = "file"
-    """``file``: this path's contents; ``tree``: the contents of everything below it;
-    ``names``: only the names and metadata of the path (and of a directory's entries)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReadPlan:
-    """The paths a call reads, or why they cannot be known before it runs."""
-
-    reads: tuple[PathRead, ...] = ()
-    writes: tuple[Path, ...] = ()
-    """Files written by output redirections (listed only when asked for)."""
-    unknown: str | None = None
-    """Set when the reads cannot be listed statically (a path computed at run time, git
-    outside the project's repository, ``xargs`` reading paths from its input, ...)."""
+__all__ = ["ReadVerdict", "check_read_plan", "rule_may_match_below"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,10 +29,11 @@ from nb_agent.permissions.paths import (
     relative_to,
     resolve_tool_path,
 )
+from nb_agent.shell.parse import ParsedCommand, parse_command
+from nb_agent.shell.wrappers import WRAPPERS
 
 if TYPE_CHECKING:
     from nb_agent.tools.base import Tool
-    from nb_agent.tools.bash.parse import ParsedCommand
 
 __all__ = [
     "FILE_EDIT_TOOLS",
@@ -326,7 +327,7 @@ def split_shell_command(command: str) -> list[str] | None:
     Returns ``None`` when no allow rule can vouch for the command: a command or process
     substitution (``$(…)``, backticks, ``<(…)``), a function definition, an unsafe
     ``${…}`` form, unbalanced quotes, or anything the Bash parser
-    (:func:`nb_agent.tools.bash.parse.parse_command`) cannot analyse. The parts keep
+    (:func:`nb_agent.shell.parse.parse_command`) cannot analyse. The parts keep
     their source text (redirections included), so an exact rule stays exact.
     """
     parsed = _parse(command)
@@ -344,8 +345,6 @@ def split_shell_command(command: str) -> list[str] | None:
 def _parse(command: str) -> ParsedCommand | None:
     """The tree-sitter view of ``command``; ``None`` when the parser is not installed."""
     try:
-        from nb_agent.tools.bash.parse import parse_command
-
         return parse_command(command)
     except ImportError:  # tree-sitter is the optional ``tools`` extra
         return None
@@ -423,8 +422,6 @@ _NO_PREFIX_COMMANDS = frozenset({"bash", "sh", "zsh", "fish", "eval", "source", 
 """Commands whose prefix rule would allow anything (or anything destructive): exact rule only."""
 
 def _is_wrapper(name: str) -> bool:
-    from nb_agent.tools.bash.wrappers import WRAPPERS  # lazily: tools import permissions
-
     return name in WRAPPERS
 
 

@@ -31,10 +31,12 @@ from typing import TYPE_CHECKING
 from nb_agent.permissions.paths import candidate_paths
 from nb_agent.permissions.protected import protected_reason
 from nb_agent.permissions.read_plan import ReadVerdict, rule_may_match_below
+from nb_agent.shell.command_parts import CommandAnalysis, CommandPart, analyse_command, command_strings
+from nb_agent.shell.read_only import part_is_read_only
+from nb_agent.shell.read_scope import bash_read_plan
 
 if TYPE_CHECKING:
     from nb_agent.permissions.fast_path import ReadScope
-    from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
 
 __all__ = ["shell_guard"]
 
@@ -55,10 +57,6 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 
 
     Command strings run by a shell or ``eval`` (``sh -c 'echo x >> ~/.bashrc'``) are
     judged too, as the command lines they are (in the same directory: a guess)."""
-    from nb_agent.tools.bash.command_parts import analyse_command, command_strings
-    from nb_agent.tools.bash.read_only import part_is_read_only
-    from nb_agent.tools.bash.read_scope import bash_read_plan
-
     analysis = analyse_command(command)
     asks: list[str] = []
     if depth < _MAX_NESTING:

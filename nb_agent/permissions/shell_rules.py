@@ -1,10 +1,10 @@
 """Bash rules (``Bash(git diff:*)``, ``Bash(npm run test)``) matched on the parsed command.
 
 Rules see the command line the way the read-only classifier does
-(:func:`nb_agent.tools.bash.command_parts.analyse_command`): every simple command, inside
+(:func:`nb_agent.shell.command_parts.analyse_command`): every simple command, inside
 lists, pipelines, subshells, ``if``, loops and heredoc lines, with comments dropped,
 quotes and ``$'…'`` decoded and wrappers peeled by the same
-:func:`nb_agent.tools.bash.wrappers.unwrap`.
+:func:`nb_agent.shell.wrappers.unwrap`.
 
 - A *deny* or *ask* rule applies when it matches any spelling of any part (every wrapper
   layer, quoted or not, the program's base name), or any part of a plain text split that
@@ -26,10 +26,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nb_agent.permissions.wildcards import shell_wildcard
+from nb_agent.shell.command_parts import CommandAnalysis, CommandPart, analyse_command
+from nb_agent.shell.parse_words import literal_word
+from nb_agent.shell.read_only import assignment_is_safe, structure_is_safe
+from nb_agent.shell.wrappers import unwrap
 
 if TYPE_CHECKING:
     from nb_agent.permissions.rules import PermissionRule
-    from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
 
 __all__ = ["ShellCoverage", "analysis_of", "shell_allow_coverage", "shell_pattern_matches", "shell_rule_matches", "wildcard_matches"]
 
@@ -37,12 +40,8 @@ __all__ = ["ShellCoverage", "analysis_of", "shell_allow_coverage", "shell_patter
 def analysis_of(command: str) -> CommandAnalysis | None:
     """The parsed view of ``command``; ``None`` when the parser (``tools`` extra) is missing."""
     try:
-        from nb_agent.tools.bash.command_parts import analyse_command
-    except ImportError:  # pragma: no cover - tree-sitter is an optional extra
-        return None
-    try:
         return analyse_command(command)
-    except ImportError:  # pragma: no cover
+    except ImportError:  # pragma: no cover - tree-sitter is an optional extra
         return None
 
 
@@ -116,14 +115,10 @@ def shell_allow_coverage(rules: Sequence[PermissionRule], command: str) -> Shell
 
 def _vouchable(analysis: CommandAnalysis) -> bool:
     """Understood, and every redirection, heredoc and loop variable harmless."""
-    from nb_agent.tools.bash.read_only import structure_is_safe
-
     return structure_is_safe(analysis)
 
 
 def _allows_part(pattern: str, part: CommandPart) -> bool:
-    from nb_agent.tools.bash.read_only import assignment_is_safe
-
     simple = part.simple
     if not simple.argv:
         return False  # a standalone assignment (`PATH=/tmp/x`) changes later commands
@@ -143,10 +138,7 @@ _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 def _text_variants(command: str) -> set[str]:
     """Every spelling of every part a text split finds, substitutions opened up
     (``echo $(rm -rf x)`` exposes ``rm -rf x``); wrappers peeled by the same
-    :func:`~nb_agent.tools.bash.wrappers.unwrap` as the parsed view."""
-    from nb_agent.tools.bash.parse_words import literal_word
-    from nb_agent.tools.bash.wrappers import unwrap
-
+    :func:`~nb_agent.shell.wrappers.unwrap` as the parsed view."""
     flattened = command
     for marker in (*_SUBSTITUTION_MARKERS, ")"):
         flattened = flattened.replace(marker, ";")

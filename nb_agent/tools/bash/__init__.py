@@ -1,9 +1,12 @@
-"""The Bash tool and its read-only command classifier (SPEC §8)."""
+"""The Bash tool, its background shells and its OS sandbox (SPEC §8).
+
+What a command line means (parse, wrappers, read-only classifier, read scope) is
+:mod:`nb_agent.shell`; this package runs commands.
+"""
 
 from typing import Any
 
 from nb_agent.tools.base import Tool
-from nb_agent.tools.bash.read_only import is_read_only_command
 from nb_agent.tools.bash.background import BackgroundShells, BashOutputTool, KillShellTool
 from nb_agent.tools.bash.tool import BashTool
 
@@ -13,4 +16,4 @@ def bash_tools() -> list[Tool[Any]]:
     return [BashTool(), BashOutputTool(), KillShellTool()]
 
 
-__all__ = ["is_read_only_command", "BackgroundShells", "BashOutputTool", "BashTool", "KillShellTool", "bash_tools"]
+__all__ = ["BackgroundShells", "BashOutputTool", "BashTool", "KillShellTool", "bash_tools"]

@@ -3,7 +3,7 @@ the background.
 
 Execution lives in :mod:`nb_agent.tools.bash.shell`, background shells in
 :mod:`nb_agent.tools.bash.background`, the read-only classifier in
-:mod:`nb_agent.tools.bash.read_only`; this module turns their pieces into a tool result.
+:mod:`nb_agent.shell.read_only`; this module turns their pieces into a tool result.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from nb_agent.tools.base import (
     ValidationResult,
 )
 from nb_agent.tools.bash.background import BackgroundShells
-from nb_agent.tools.bash.read_only import is_read_only_command
+from nb_agent.shell.read_only import is_read_only_command
 from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION, SandboxDecision, SandboxRuntime, command_wrapper
 from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
 from nb_agent.tools.bash import output_cap

@@ -4,11 +4,11 @@
 command (argv, prefixed assignments, redirections), every redirection and heredoc, and
 flags for the constructs a safety check must not look past (substitutions, arithmetic,
 function definitions, parse errors). It decides nothing about safety: that is
-:mod:`nb_agent.tools.bash.read_only`'s job.
+:mod:`nb_agent.shell.read_only`'s job.
 
 Words (:class:`Word`, unquoting, literalness) live in
-:mod:`nb_agent.tools.bash.parse_words`; the places where the grammar and bash disagree,
-each reported as a problem, in :mod:`nb_agent.tools.bash.parse_checks`.
+:mod:`nb_agent.shell.parse_words`; the places where the grammar and bash disagree,
+each reported as a problem, in :mod:`nb_agent.shell.parse_checks`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from nb_agent.tools.bash.parse_checks import skipped_escape_problems, token_problem
-from nb_agent.tools.bash.parse_words import (
+from nb_agent.shell.parse_checks import skipped_escape_problems, token_problem
+from nb_agent.shell.parse_words import (
     WORD_TYPES,
     Word,
     literal_word,

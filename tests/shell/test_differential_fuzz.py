@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.tools.bash import is_read_only_command
-from nb_agent.tools.bash.command_parts import analyse_command
+from nb_agent.shell.command_parts import analyse_command
+from nb_agent.shell.read_only import is_read_only_command
 
 CASES = int(os.environ.get("NB_AGENT_FUZZ_CASES", "2000"))
 SEED = int(os.environ.get("NB_AGENT_FUZZ_SEED", "20261201"))

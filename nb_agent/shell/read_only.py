@@ -1,9 +1,9 @@
 """Is a Bash command read-only? The fast path that skips the permission prompt (SPEC §8).
 
-The command is parsed (:mod:`nb_agent.tools.bash.parse`), never matched with regexes,
+The command is parsed (:mod:`nb_agent.shell.parse`), never matched with regexes,
 and judged as a whole: it is read-only only when every simple command in it, after
 stripping wrappers (``timeout``, ``nice``, ``time``, ``stdbuf``) and harmless prefixed
-assignments, is on the allow-list of :mod:`nb_agent.tools.bash.read_only_commands` with
+assignments, is on the allow-list of :mod:`nb_agent.shell.read_only_commands` with
 safe arguments, and nothing around those commands can write or run code. Anything not
 understood makes the answer ``False``: a wrong ``False`` costs one prompt, a wrong
 ``True`` runs a command nobody approved.
@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart, analyse_command
-from nb_agent.tools.bash.parse import Assignment, ParsedCommand, Redirect, SimpleCommand, Word
-from nb_agent.tools.bash.read_only_args import OptionSpec, parse_options
-from nb_agent.tools.bash.read_only_commands import is_safe_variable_name, rule_for
-from nb_agent.tools.bash.wrappers import unwrap, wrapper_spec
+from nb_agent.shell.command_parts import CommandAnalysis, CommandPart, analyse_command
+from nb_agent.shell.parse import Assignment, ParsedCommand, Redirect, SimpleCommand, Word
+from nb_agent.shell.read_only_args import OptionSpec, parse_options
+from nb_agent.shell.read_only_commands import is_safe_variable_name, rule_for
+from nb_agent.shell.wrappers import unwrap, wrapper_spec
 
 __all__ = ["READ_ONLY_WRAPPERS", "is_read_only_command", "assignment_is_safe", "part_is_read_only", "structure_is_safe"]
 
@@ -50,7 +50,7 @@ def is_read_only_command(command: str) -> bool:
     run), parse errors. An empty command is not read-only: there is nothing to approve.
 
     This is the syntactic half; which files the command reads, and where git runs, are
-    checked against the session by :mod:`nb_agent.tools.bash.read_scope`.
+    checked against the session by :mod:`nb_agent.shell.read_scope`.
     """
     if not command.strip():
         return False

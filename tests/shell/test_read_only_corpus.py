@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from nb_agent.tools.bash import is_read_only_command
+from nb_agent.shell.read_only import is_read_only_command
 
 
 def _load_corpus() -> ModuleType:

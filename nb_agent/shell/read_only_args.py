@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nb_agent.tools.bash.parse import Word
+from nb_agent.shell.parse import Word
 
 __all__ = ["OptionSpec", "ParsedArgs", "fixed_long_option", "has_denied_option", "parse_options"]
 

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from nb_agent.tools.bash import is_read_only_command
-from nb_agent.tools.bash.command_parts import analyse_command
+from nb_agent.shell.command_parts import analyse_command
+from nb_agent.shell.read_only import is_read_only_command
 
 BLANKS = (" ", "\t")
 

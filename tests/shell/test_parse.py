@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nb_agent.tools.bash.parse import parse_command
+from nb_agent.shell.parse import parse_command
 
 
 def _argv(command: str, index: int = 0) -> list[str]:

@@ -15,8 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nb_agent.tools.bash.parse_words import Word
-from nb_agent.tools.bash.read_only_args import OptionSpec, parse_options
+from nb_agent.shell.parse_words import Word
+from nb_agent.shell.read_only_args import OptionSpec, parse_options
 
 __all__ = ["SAFE_WRAPPERS", "WRAPPERS", "Unwrapped", "unwrap", "wrapper_spec"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from nb_agent.tools.bash.parse import Word
-from nb_agent.tools.bash.read_only_args import OptionSpec, has_denied_option, parse_options
+from nb_agent.shell.parse import Word
+from nb_agent.shell.read_only_args import OptionSpec, has_denied_option, parse_options
 
 __all__ = ["git_is_read_only"]
 

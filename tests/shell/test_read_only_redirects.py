@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from nb_agent.tools.bash import is_read_only_command
+from nb_agent.shell.read_only import is_read_only_command
 
 COMMANDS = ("cat notes.txt", "wc -l", "head -n 1", "sort", "grep x")
 

@@ -3,9 +3,9 @@
 :data:`COMMAND_RULES` maps a command name to a check of its arguments (the words after
 the name). Programs absent from it are never read-only. Programs with no option that
 writes or runs anything take any arguments; the others are checked option by option,
-mostly with allow-lists (see :mod:`nb_agent.tools.bash.read_only_args`). ``xargs`` and
+mostly with allow-lists (see :mod:`nb_agent.shell.read_only_args`). ``xargs`` and
 the wrappers (``timeout``, ``nice``) need the whole classifier and live in
-:mod:`nb_agent.tools.bash.read_only`.
+:mod:`nb_agent.shell.read_only`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from nb_agent.tools.bash.parse import Word
-from nb_agent.tools.bash.read_only_args import OptionSpec, has_denied_option, parse_options
-from nb_agent.tools.bash.read_only_git import git_is_read_only
-from nb_agent.tools.bash.read_only_scripts import awk_program_is_safe, sed_script_is_safe
+from nb_agent.shell.parse import Word
+from nb_agent.shell.read_only_args import OptionSpec, has_denied_option, parse_options
+from nb_agent.shell.read_only_git import git_is_read_only
+from nb_agent.shell.read_only_scripts import awk_program_is_safe, sed_script_is_safe
 
 __all__ = ["COMMAND_RULES", "is_safe_variable_name", "rule_for"]
 

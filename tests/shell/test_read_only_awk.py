@@ -6,8 +6,8 @@ import shlex
 
 import pytest
 
-from nb_agent.tools.bash import is_read_only_command
-from nb_agent.tools.bash.read_only_scripts import awk_program_is_safe
+from nb_agent.shell.read_only import is_read_only_command
+from nb_agent.shell.read_only_scripts import awk_program_is_safe
 
 # What a program may do that is not reading its input: each is wrapped in several
 # shapes below (after a regex/division ambiguity, in a string context, after a comment).

@@ -1,6 +1,6 @@
 """Which files a read-only Bash command reads, and where it runs git (issue 11, 4 and 7).
 
-The classifier (:mod:`nb_agent.tools.bash.read_only`) decides that ``cat x`` cannot
+The classifier (:mod:`nb_agent.shell.read_only`) decides that ``cat x`` cannot
 change anything; this module lists what it would *read*, so the permission engine can
 hold it to the scope of the Read tool (:mod:`nb_agent.permissions.read_plan`). Paths are
 resolved in the directory the command runs in (the session's cwd, moved by ``cd`` inside
@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nb_agent.permissions.read_plan import PathRead, ReadKind, ReadPlan
-from nb_agent.tools.bash.command_parts import CommandAnalysis, CommandPart
-from nb_agent.tools.bash.git_repo import discover_repository, git_run_problem
-from nb_agent.tools.bash.parse import Loop, Redirect
-from nb_agent.tools.bash.parse_words import Word
+from nb_agent.shell.read_plan import PathRead, ReadKind, ReadPlan
+from nb_agent.shell.command_parts import CommandAnalysis, CommandPart
+from nb_agent.shell.git_repo import discover_repository, git_run_problem
+from nb_agent.shell.parse import Loop, Redirect
+from nb_agent.shell.parse_words import Word
 
 __all__ = ["bash_read_plan"]
 

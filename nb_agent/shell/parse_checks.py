@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from nb_agent.tools.bash.parse_words import node_text
+from nb_agent.shell.parse_words import node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -3,9 +3,8 @@
 The read-only classifier and the permission rules (allow, ask, deny) must agree on what
 a command line runs, or a comment, a ``$'…'`` word or a newline makes one of them see
 less than bash does. :func:`analyse_command` parses once (tree-sitter, plus the checks
-of :mod:`nb_agent.tools.bash.parse_checks` and :mod:`nb_agent.tools.bash.lexer_check`)
-and gives every simple command, including those inside subshells, loops, ``if`` and
-functions, with its wrappers peeled (:mod:`nb_agent.tools.bash.wrappers`).
+of :mod:`nb_agent.shell.parse_checks`) and gives every simple command, including those inside subshells, loops, ``if`` and
+functions, with its wrappers peeled (:mod:`nb_agent.shell.wrappers`).
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nb_agent.tools.bash.parse import ParsedCommand, SimpleCommand, parse_command
-from nb_agent.tools.bash.parse_words import Word
-from nb_agent.tools.bash.wrappers import Unwrapped, unwrap
+from nb_agent.shell.parse import ParsedCommand, SimpleCommand, parse_command
+from nb_agent.shell.parse_words import Word
+from nb_agent.shell.wrappers import Unwrapped, unwrap
 
 __all__ = ["CommandAnalysis", "CommandPart", "analyse_command", "command_strings", "words_text"]
 
