@@ -22,7 +22,7 @@ from nb_agent.engine import EngineConfig, QueryEngine
 from nb_agent.folder_trust import FOLDER_TRUST_KEY, FolderTrust, folder_trust
 from nb_agent.hooks.registry import Hooks
 from nb_agent.model.transport import ModelTransport
-from nb_agent.permissions.engine import RuleBasedPolicy
+from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.settings import load_settings
 from nb_agent.permissions.types import CanUseTool, PermissionMode
 from nb_agent.state_dir import default_state_dir

@@ -20,7 +20,7 @@ from nb_agent.abort import AbortController
 from nb_agent.agents.definition import AgentDefinition
 from nb_agent.agents.sidechain import SidechainTranscript, sidechain_path
 from nb_agent.model.pricing import Usage
-from nb_agent.permissions.engine import AGENT_MODE_OPTION
+from nb_agent.permissions.policy import AGENT_MODE_OPTION
 from nb_agent.permissions.types import CanUseTool, PermissionDeny, PermissionMode, PermissionRequest
 from nb_agent.prompts import SystemPromptParts
 from nb_agent.tools.base import Tool, ToolSession

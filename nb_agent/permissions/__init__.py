@@ -1,6 +1,6 @@
 """Permission decisions, rules and modes (SPEC §7)."""
 
-from nb_agent.permissions.engine import RuleBasedPolicy, is_protected_config_path
+from nb_agent.permissions.policy import RuleBasedPolicy, is_protected_config_path
 from nb_agent.permissions.rules import (
     PermissionRule,
     RuleBehavior,

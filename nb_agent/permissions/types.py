@@ -86,7 +86,7 @@ class PermissionPolicy:
     """Decides allow / deny / ask for a tool call before the interactive callback.
 
     The default consults only the tool's own ``check_permissions``; the rule engine
-    (``nb_agent.permissions.engine.RuleBasedPolicy``) subclasses it with settings rules and modes.
+    (``nb_agent.permissions.policy.RuleBasedPolicy``) subclasses it with settings rules and modes.
     """
 
     async def decide(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision:

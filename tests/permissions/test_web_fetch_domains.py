@@ -9,7 +9,7 @@ import pytest
 
 from nb_agent.abort import AbortController
 from nb_agent.permissions.domains import canonical_host, domain_matches
-from nb_agent.permissions.engine import RuleBasedPolicy
+from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk, PermissionDeny
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.web.web_fetch import WebFetchTool

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nb_agent.abort import AbortController
-from nb_agent.permissions.engine import RuleBasedPolicy
+from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.bash.background import BackgroundShells
