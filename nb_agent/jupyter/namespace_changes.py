@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from nb_agent.jupyter.bounded_list import bounded_list, cut_line
-from nb_agent.jupyter.tools.inspect_variables import _type_name, describe_one_line, user_variables
+from nb_agent.jupyter.tools.inspect_variables import user_variables
+from nb_agent.objects import describe_one_line, type_name
 
 MAX_NAMES_PER_KIND = 10
 MAX_LINE_CHARS = 160
@@ -21,7 +22,7 @@ Fingerprint = dict[str, tuple[str, int]]
 
 def namespace_fingerprint(shell: Any) -> Fingerprint:
     """Each user variable's type name and object id."""
-    return {name: (_type_name(value), id(value)) for name, value in user_variables(shell)}
+    return {name: (type_name(value), id(value)) for name, value in user_variables(shell)}
 
 
 def _listed(title: str, entries: list[str]) -> list[str]:
@@ -36,7 +37,7 @@ def namespace_changes(before: Fingerprint, shell: Any) -> str | None:
         previous = before.get(name)
         if previous is None:
             added.append(describe_one_line(name, value))
-        elif previous[0] != _type_name(value):
+        elif previous[0] != type_name(value):
             changed.append(f"{describe_one_line(name, value)} (was {previous[0]})")
         elif previous[1] != id(value):
             changed.append(f"{describe_one_line(name, value)} (reassigned)")

@@ -9,13 +9,13 @@ anything that could be slow or change state beyond well-known containers.
 
 from __future__ import annotations
 
-import sys
 import types
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
+from nb_agent.objects import describe_one_line, human_bytes, memory, shape_text, type_name
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 from nb_agent.jupyter.tools.bridge import KernelBridge
 
@@ -23,11 +23,6 @@ IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "open"})
 MAX_LISTED = 200
 SUMMARY_LIMIT = 2_000
 DETAIL_LIMIT = 12_000
-_LEN_TYPES = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
-# The one-line summary names a frame's columns, but a 2,000-column frame must not eat the
-# summary's budget: at most this many names, and this many characters for all of them.
-SUMMARY_COLUMNS = 12
-SUMMARY_COLUMNS_CHARS = 160
 # describe() on a huge frame is slow; above this many rows it runs on a seeded sample.
 DESCRIBE_FULL_ROWS = 1_000_000
 DESCRIBE_SAMPLE_ROWS = 100_000
@@ -48,107 +43,11 @@ def user_variables(shell: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def _type_name(value: Any) -> str:
-    cls = type(value)
-    module = cls.__module__
-    if module in ("builtins", "__main__"):
-        return cls.__qualname__
-    short = module.split(".")[0]
-    return f"{short}.{cls.__qualname__}" if short in ("numpy", "pandas", "torch", "polars", "xarray") else cls.__qualname__
-
-
-def _shape(value: Any) -> str:
-    """``shape`` of array-likes, ``len`` of known containers, else ''."""
-    module = type(value).__module__.split(".")[0]
-    if module in ("numpy", "pandas", "torch", "polars", "xarray", "scipy", "jax", "tensorflow"):
-        shape = getattr(value, "shape", None)
-        try:
-            if shape is not None:
-                dims = tuple(int(d) for d in shape)
-                return "×".join(str(d) for d in dims) if dims else "scalar"
-        except (TypeError, ValueError):
-            pass
-    if isinstance(value, _LEN_TYPES):
-        return f"len {len(value)}"
-    return ""
-
-
-def _memory(value: Any) -> int | None:
-    try:
-        module = type(value).__module__.split(".")[0]
-        if module == "numpy" and hasattr(value, "nbytes"):
-            return int(value.nbytes)
-        if module == "pandas" and hasattr(value, "memory_usage"):
-            usage = value.memory_usage(index=True, deep=False)
-            return int(usage.sum()) if hasattr(usage, "sum") else int(usage)
-        return sys.getsizeof(value)
-    except Exception:  # noqa: BLE001 - sizing is best effort
-        return None
-
-
-def human_bytes(size: int | None) -> str:
-    if size is None:
-        return "?"
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
-
-
-def _short_repr(value: Any, limit: int = 60) -> str:
-    if isinstance(value, (int, float, complex, bool)) or value is None:
-        text = repr(value)
-    elif isinstance(value, str):
-        text = repr(value if len(value) <= limit else value[:limit] + "…")
-    else:
-        return ""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _frame_columns(value: Any) -> list[str] | None:
-    """Column names of a pandas or polars DataFrame (None for anything else)."""
-    module = type(value).__module__.split(".")[0]
-    if module not in ("pandas", "polars") or type(value).__name__ != "DataFrame":
-        return None
-    try:
-        return [str(column) for column in list(value.columns)]
-    except Exception:  # noqa: BLE001 - a broken frame still gets its one line
-        return None
-
-
-def _columns_text(columns: list[str]) -> str:
-    shown: list[str] = []
-    size = 0
-    for column in columns[:SUMMARY_COLUMNS]:
-        name = column if len(column) <= 40 else column[:39] + "…"
-        if shown and size + len(name) + 2 > SUMMARY_COLUMNS_CHARS:
-            break
-        shown.append(name)
-        size += len(name) + 2
-    rest = len(columns) - len(shown)
-    return "columns " + ", ".join(shown) + (f", … +{rest} more" if rest else "")
-
-
-def describe_one_line(name: str, value: Any) -> str:
-    parts = [_type_name(value)]
-    if shape := _shape(value):
-        parts.append(shape)
-    if columns := _frame_columns(value):
-        parts.append(_columns_text(columns))
-    if isinstance(value, (types.FunctionType, type)):
-        return f"{name}: {parts[0]}"
-    if short := _short_repr(value):
-        parts.append(f"= {short}")
-    return f"{name}: " + ", ".join(parts)
-
-
 def variables_table(shell: Any) -> str:
     rows = [("name", "type", "shape/len", "memory")]
     variables = user_variables(shell)
     for name, value in variables[:MAX_LISTED]:
-        rows.append((name, _type_name(value), _shape(value), human_bytes(_memory(value))))
+        rows.append((name, type_name(value), shape_text(value), human_bytes(memory(value))))
     if len(rows) == 1:
         return "The user's namespace has no variables yet."
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -178,7 +77,7 @@ def variables_summary(shell: Any, *, limit: int = SUMMARY_LIMIT) -> str | None:
 def _pandas_detail(name: str, value: Any) -> list[str]:
     import pandas as pd
 
-    lines = [f"{name}: {_type_name(value)}, shape {_shape(value)}, memory {human_bytes(_memory(value))}"]
+    lines = [f"{name}: {type_name(value)}, shape {shape_text(value)}, memory {human_bytes(memory(value))}"]
     with pd.option_context("display.max_columns", 30, "display.width", 160, "display.max_colwidth", 40):
         if isinstance(value, pd.DataFrame):
             lines.append("\ncolumns and dtypes:")
@@ -207,7 +106,7 @@ def _pandas_detail(name: str, value: Any) -> list[str]:
 def _numpy_detail(name: str, value: Any) -> list[str]:
     import numpy as np
 
-    lines = [f"{name}: numpy.ndarray, dtype {value.dtype}, shape {value.shape}, {human_bytes(_memory(value))}"]
+    lines = [f"{name}: numpy.ndarray, dtype {value.dtype}, shape {value.shape}, {human_bytes(memory(value))}"]
     if value.size and np.issubdtype(value.dtype, np.number):
         flat = value.ravel()
         if flat.size > 10_000_000:
@@ -235,8 +134,8 @@ def describe_variable(name: str, value: Any) -> str:
         elif module == "numpy" and hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "ravel"):
             lines = _numpy_detail(name, value)
         else:
-            lines = [f"{name}: {_type_name(value)}" + (f", {_shape(value)}" if _shape(value) else "")]
-            lines.append(f"memory (shallow): {human_bytes(_memory(value))}")
+            lines = [f"{name}: {type_name(value)}" + (f", {shape_text(value)}" if shape_text(value) else "")]
+            lines.append(f"memory (shallow): {human_bytes(memory(value))}")
             if isinstance(value, dict):
                 keys = list(value)[:50]
                 lines.append("keys: " + ", ".join(repr(k) for k in keys) + (" ..." if len(value) > 50 else ""))
@@ -246,7 +145,7 @@ def describe_variable(name: str, value: Any) -> str:
             if doc:
                 lines.append("doc: " + doc.strip().splitlines()[0][:200])
     except Exception as exc:  # noqa: BLE001 - a misbehaving object must not break the tool
-        lines = [f"{name}: {_type_name(value)} (could not describe it: {type(exc).__name__}: {exc})"]
+        lines = [f"{name}: {type_name(value)} (could not describe it: {type(exc).__name__}: {exc})"]
     text = "\n".join(lines)
     return text if len(text) <= DETAIL_LIMIT else text[:DETAIL_LIMIT] + "\n… (truncated)"
 
