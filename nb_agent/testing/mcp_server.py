@@ -238,10 +238,13 @@ def build_server(
 async def _serve_http(server: MCPServer) -> None:
     import uvicorn
 
-    # Bind first so the port is known before serving (no free-port race for the parent).
+    # Bind and listen before the port is announced (no free-port race for the parent, and
+    # a client that connects before uvicorn starts accepting waits in the backlog instead
+    # of being refused: on a loaded machine uvicorn's start-up takes seconds).
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
