@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from nb_agent import import_guard as _import_guard
+
 __version__ = "0.1.0"
+
+# First thing: nothing nb_agent imports from here on may come from the kernel's folder.
+_import_guard.install()
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from nb_agent import import_guard
 from nb_agent.engine import EngineConfig, QueryEngine
 from nb_agent.folder_trust import FOLDER_TRUST_KEY, FolderTrust, folder_trust
 from nb_agent.hooks.registry import Hooks
@@ -71,6 +72,7 @@ def _configure_sandbox(config: EngineConfig, settings: Any, *, home: Path | None
 
     runtime = sandbox_runtime_from_settings(settings, project_dir=config.cwd, home=home)
     config.extra.setdefault("tool_options", {})[SANDBOX_OPTION] = runtime
+    import_guard.distrust(runtime.settings.allow_write)  # sandboxed commands write there unasked
     return list(runtime.warnings)
 
 
@@ -166,6 +168,8 @@ def create_engine(
         **engine_kwargs,
     )
     engine.tool_session.additional_directories = list(settings.additional_directories)
+    # Tools write in these without asking in some modes: never a place to import from.
+    import_guard.distrust([config.cwd, *settings.additional_directories])
     if catalog is not None:
         from nb_agent.agents import attach_subagents
 

@@ -62,3 +62,8 @@ class AbortError(BaseException):
 
 class AgentDefinitionError(ConfigurationError):
     """A custom agent file (``.claude/agents/*.md``) cannot be used; the message names it."""
+
+
+class UnsafeImportError(NbAgentError, ModuleNotFoundError):
+    """nb_agent would have imported a module from an untrusted location (the kernel's
+    working directory, a folder tools write to): see :mod:`nb_agent.import_guard`."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import atexit
 from typing import Any
 
+from nb_agent.errors import ConfigurationError
+from nb_agent.import_guard import planted_modules
 from nb_agent.jupyter import transformer
 from nb_agent.jupyter.magics import AgentMagics
 
@@ -12,6 +14,13 @@ _ATEXIT_ATTR = "_nb_agent_atexit"
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    planted = planted_modules()
+    if planted:
+        # nb_agent would use them: an import finds a module already loaded, whatever its origin.
+        raise ConfigurationError(
+            "nb_agent was not loaded: these modules were imported from the kernel's folder and shadow installed "
+            f"ones: {', '.join(planted)}. Rename them (or remove them) and restart the kernel."
+        )
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)
     transformer.install(ipython)

@@ -55,3 +55,43 @@ def test_profile_snippet_loads_the_extension(tmp_path: Path) -> None:
     env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}
     manager = KernelManager(kernel_name="python3", kernel_spec_manager=this_python_kernels())  # plain ipykernel
     assert _run_in_kernel(manager, CHECK, env=env, cwd=str(tmp_path)).split() == ["True", "True"]
+
+
+def _plant_launchers(folder: Path, marks: Path) -> None:
+    """What a cloned folder could hold to run at kernel start: ``python -m`` finds the
+    first, IPython's ``--ext`` the second, the import of nb_agent's dependencies the third."""
+    record = f"open({str(marks)!r}, 'a').write(__name__ + '\\n')\n"
+    (folder / "ipykernel_launcher.py").write_text(record)
+    (folder / "nb_agent").mkdir()
+    (folder / "nb_agent" / "__init__.py").write_text(record)
+    (folder / "anthropic.py").write_text(record)
+    (folder / "helpers.py").write_text("VALUE = 42\n")
+
+
+def test_the_kernelspec_never_starts_code_from_the_notebooks_folder(tmp_path: Path) -> None:
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    kernelspec.install(prefix=str(tmp_path / "prefix"))
+    kernels = tmp_path / "prefix" / "share" / "jupyter" / "kernels"
+    folder, marks = tmp_path / "cloned", tmp_path / "fired.txt"
+    folder.mkdir()
+    _plant_launchers(folder, marks)
+    manager = KernelManager(kernel_name="nb_agent", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    code = CHECK + "\nimport helpers, anthropic\nprint(helpers.VALUE, 'cloned' in anthropic.__file__)"
+    assert _run_in_kernel(manager, code, cwd=str(folder)).split() == ["True", "True", "42", "False"]
+    assert not marks.exists(), marks.read_text()
+
+
+def test_ignore_cwd_keeps_the_folder_off_sys_path(tmp_path: Path) -> None:
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    assert kernelspec.main(["install", "--prefix", str(tmp_path / "prefix"), "--ignore-cwd"]) == 0
+    kernels = tmp_path / "prefix" / "share" / "jupyter" / "kernels"
+    folder = tmp_path / "cloned"
+    folder.mkdir()
+    (folder / "helpers.py").write_text("VALUE = 42\n")
+    manager = KernelManager(kernel_name="nb_agent", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    code = CHECK + "\nimport sys\nprint('' in sys.path)\ntry:\n    import helpers\nexcept ImportError:\n    print('not-importable')"
+    assert _run_in_kernel(manager, code, cwd=str(folder)).split() == ["True", "True", "False", "not-importable"]
