@@ -15,12 +15,17 @@ cache writes and fresh input by the documented rules.
   per model. ``ttl_s=None`` keeps entries forever.
 
 Tokens are estimated as a quarter of the characters of each block's canonical JSON
-(``cache_control`` left out, so moving a marker never changes the content).
+(``cache_control`` left out, so moving a marker never changes the content), except images,
+which count by their pixels as the API bills them (:func:`image_tokens`), not by the length
+of their base64.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import io
 import json
 import threading
 import time
@@ -45,6 +50,10 @@ MINIMUM_CACHEABLE_TOKENS: dict[str, int] = {
 }
 """The documented minimums; other models (Sonnet 4.5, 4, 3.7, Opus 4.1, 4) cache from 1024."""
 DEFAULT_MINIMUM_TOKENS = 1024
+MAX_IMAGE_SIDE = 1568
+MAX_IMAGE_PIXELS = 1_150_000
+"""The API scales an image down to fit both before the model sees it."""
+PIXELS_PER_TOKEN = 750
 
 
 def minimum_cacheable_tokens(model: str) -> int:
@@ -81,6 +90,38 @@ def _tokens(text: str) -> int:
     return max(1, -(-len(text) // CHARS_PER_TOKEN))
 
 
+def image_tokens(data: str) -> int:
+    """Tokens of a base64 image: ``width × height / 750`` after the API's own downscaling
+    (long side ≤ 1,568 px, ≤ 1.15 megapixels); the largest size when it cannot be read."""
+    largest = MAX_IMAGE_PIXELS // PIXELS_PER_TOKEN
+    try:
+        from PIL import Image
+
+        with Image.open(io.BytesIO(base64.b64decode(data, validate=False))) as image:
+            width, height = image.size
+    except (ImportError, OSError, ValueError, binascii.Error):
+        return largest
+    scale = min(1.0, MAX_IMAGE_SIDE / max(width, height, 1), (MAX_IMAGE_PIXELS / max(width * height, 1)) ** 0.5)
+    return max(1, min(largest, round(width * scale) * round(height * scale) // PIXELS_PER_TOKEN))
+
+
+def _image_block_tokens(block: dict[str, Any]) -> int:
+    source = block.get("source") or {}
+    return image_tokens(str(source.get("data", ""))) if source.get("type") == "base64" else MAX_IMAGE_PIXELS // PIXELS_PER_TOKEN
+
+
+def _block_tokens(block: dict[str, Any]) -> int:
+    """A content block's tokens, its images (direct or in a tool_result) counted by pixels."""
+    if block.get("type") == "image":
+        return _image_block_tokens(block)
+    parts = block.get("content") if block.get("type") == "tool_result" else None
+    if not isinstance(parts, list) or not any(isinstance(p, dict) and p.get("type") == "image" for p in parts):
+        return _tokens(_canonical(block))
+    images = [p for p in parts if isinstance(p, dict) and p.get("type") == "image"]
+    rest = [p for p in parts if not (isinstance(p, dict) and p.get("type") == "image")]
+    return _tokens(_canonical({**block, "content": rest})) + sum(_image_block_tokens(i) for i in images)
+
+
 def _ttl_of(block: Any, default: float | None) -> float | None:
     control = block.get("cache_control") if isinstance(block, dict) else None
     if not isinstance(control, dict):
@@ -94,10 +135,10 @@ def prompt_blocks(body: dict[str, Any], default_ttl_s: float | None = DEFAULT_TT
     blocks: list[_Block] = []
     definitions: dict[str, Any] = {}
 
-    def add(value: Any, text: str | None = None) -> None:
+    def add(value: Any, text: str | None = None, tokens: int | None = None) -> None:
         text = text if text is not None else _canonical(value)
         texts.append(text)
-        blocks.append(_Block(tokens=_tokens(text), breakpoint_ttl_s=_ttl_of(value, default_ttl_s)))
+        blocks.append(_Block(tokens=_tokens(text) if tokens is None else tokens, breakpoint_ttl_s=_ttl_of(value, default_ttl_s)))
 
     for tool in body.get("tools") or []:
         if isinstance(tool, dict) and tool.get("defer_loading"):
@@ -118,8 +159,9 @@ def prompt_blocks(body: dict[str, Any], default_ttl_s: float | None = DEFAULT_TT
             continue
         for block in content or []:
             text = _canonical({"role": role, **block}) if isinstance(block, dict) else _canonical(block)
-            text += "".join(_canonical(definitions.get(name, {})) for name in _referenced(block))
-            add(block, text)
+            loaded = "".join(_canonical(definitions.get(name, {})) for name in _referenced(block))
+            tokens = _block_tokens({"role": role, **block}) + (_tokens(loaded) if loaded else 0) if isinstance(block, dict) else None
+            add(block, text + loaded, tokens)
     return texts, blocks
 
 
@@ -213,6 +255,7 @@ __all__ = [
     "DEFAULT_TTL_S",
     "PromptCacheSimulator",
     "TooManyBreakpointsError",
+    "image_tokens",
     "minimum_cacheable_tokens",
     "prompt_blocks",
 ]

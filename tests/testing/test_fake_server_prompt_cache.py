@@ -8,7 +8,7 @@ import anthropic
 import pytest
 
 from nb_agent.testing import FakeAnthropicServer, Reply, text
-from nb_agent.testing.prompt_cache import PromptCacheSimulator, minimum_cacheable_tokens, prompt_blocks
+from nb_agent.testing.prompt_cache import PromptCacheSimulator, image_tokens, minimum_cacheable_tokens, prompt_blocks
 
 MODEL = "test-model"  # not in the table: caches from 1,024 tokens
 LONG = "x" * 8000  # 2,000 tokens
@@ -138,3 +138,31 @@ async def test_off_by_default_the_replys_numbers_are_kept():
         server.script.add(Reply(content=[text("ok")], input_tokens=1234, cache_read_input_tokens=7))
         message = await server.client().messages.create(model=MODEL, max_tokens=5, system=_system(), messages=[_user("q")])
     assert (message.usage.input_tokens, message.usage.cache_read_input_tokens) == (1234, 7)
+
+
+def _png(width: int, height: int, noise: bool = False) -> str:
+    import base64
+    import io
+    import os
+
+    from PIL import Image
+
+    image = Image.frombytes("RGB", (width, height), os.urandom(width * height * 3)) if noise else Image.new("RGB", (width, height), "white")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def test_images_count_by_their_pixels_not_by_their_base64():
+    plain, noisy = _png(600, 400), _png(600, 400, noise=True)
+    assert len(noisy) > 50 * len(plain)
+    assert image_tokens(plain) == image_tokens(noisy) == 600 * 400 // 750
+    assert 1_500 < image_tokens(_png(4000, 3000)) <= 1_150_000 // 750  # the API shrinks it first
+    assert image_tokens("not base64 of an image") == 1_150_000 // 750
+
+    def total(image: str) -> int:
+        block = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}}
+        result = {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "x" * 400}, block]}
+        return _total({"messages": [{"role": "user", "content": [result]}]})
+
+    assert total(plain) == total(noisy) < 500

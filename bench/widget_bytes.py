@@ -1,0 +1,75 @@
+"""Comm traffic of a streamed answer: bytes of widget messages per byte of answer.
+
+The 20,000-character answer of ``bench/widget_rate.py`` (paragraphs of words, streamed in
+2-character deltas), once as fast as the fake server sends it and once spread over 10
+seconds (a model's pace: more, smaller flushes). A real kernel renders it with the live
+widget view; every comm message (open, update, close) the cell sends on iopub is counted
+with its JSON content and binary buffers. Target: at most 3× the answer's own size.
+
+    python bench/widget_bytes.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from compare import main
+from widget_rate import CHUNK, COMM_TYPES, answer_text, start_kernel
+
+PACED_S = 10.0
+
+
+def _comm_bytes(kc: Any, code: str, timeout: float = 180) -> tuple[int, int, str]:
+    """Run ``code``; returns (comm messages, their bytes, status)."""
+    msg_id = kc.execute(code)
+    count = size = 0
+    while True:
+        message = kc.get_iopub_msg(timeout=timeout)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        if message["msg_type"] in COMM_TYPES:
+            count += 1
+            size += len(json.dumps(message["content"])) + sum(len(b) for b in message.get("buffers") or [])
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            break
+    while True:
+        reply = kc.get_shell_msg(timeout=timeout)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return count, size, reply["content"]["status"]
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from nb_agent.testing import FakeAnthropicServer, Reply, text
+
+    answer = answer_text()
+    figures: dict[str, Any] = {"answer characters": len(answer)}
+    with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer([]) as server:
+        km, kc = start_kernel(Path(tmp), server)
+        try:
+            assert _comm_bytes(kc, "%load_ext nb_agent")[2] == "ok"
+            server.script.add(Reply(content=[text("warm")]))
+            _comm_bytes(kc, "%%agent\nwarm up")  # first-run imports and widgets, not measured
+            for label, duration in (("fast", 0.0), (f"paced {PACED_S:.0f}s", PACED_S)):
+                server.script.add(Reply(content=[text(answer)], chunk_size=CHUNK, stream_duration=duration))
+                count, size, status = _comm_bytes(kc, "%%agent --new\nwrite the long answer")
+                assert status == "ok", status
+                figures[f"{label}: comm messages"] = count
+                figures[f"{label}: comm KB"] = size / 1000
+                figures[f"{label}: comm bytes / answer bytes"] = size / len(answer.encode())
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+    return figures
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    main(
+        measure,
+        parser,
+        targets={"fast: comm bytes / answer bytes": "<= 3", f"paced {PACED_S:.0f}s: comm bytes / answer bytes": "<= 3"},
+    )
