@@ -16,7 +16,8 @@ from typing import Any
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe, validate
 
-from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError, cell_usage, line_usage, parse_line_command
+from nb_agent.jupyter.commands import BY_NAME, dispatch, line_usage, parse_line_command
+from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError, cell_usage
 
 MODEL_ENV = "NB_AGENT_MODEL"
 PERMISSION_MODE_ENV = "NB_AGENT_PERMISSION_MODE"
@@ -154,24 +155,27 @@ class AgentMagics(Magics):
     # --- %agent -------------------------------------------------------------------------
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
-        pending = self._line(line)
+        try:
+            command = parse_line_command(line)
+        except OptionsError as exc:
+            print(exc.render())
+            return
+        pending = dispatch(self.session, command)
         if pending is None:
             return
-        if line.split()[:1] in (["new"], ["resume"]):
-            # Only their session hooks wait: they run as soon as this cell ends.
+        if BY_NAME[command.name].after_the_cell:
+            # Only its session hooks wait: they run as soon as this cell ends.
             _run_sync(pending, "(it takes effect when this cell ends; run it alone in a cell to see it at once)", schedule=True)
             return
-        _run_sync(pending, "Run `%agent compact` or `%agent mcp` alone in its own cell (they wait for the model or the servers).")
+        _run_sync(pending, f"Run `%agent {command.name}` alone in its own cell (it waits for the model or the servers).")
 
     def _line(self, line: str) -> Coroutine[Any, Any, None] | None:
-        from nb_agent.jupyter import commands
-
         try:
             command = parse_line_command(line)
         except OptionsError as exc:
             print(exc.render())
             return None
-        return commands.dispatch(self.session, command)
+        return dispatch(self.session, command)
 
 
 AgentMagics.agent_cell.__doc__ = cell_usage()

@@ -1,5 +1,5 @@
-"""The ``AgentMagics`` settings that choose the model's side: provider, fallback model,
-autocompact. Applied when the engine is made and again whenever one changes."""
+"""The ``AgentMagics`` settings carried into the engine: those of the model's side (provider,
+fallback model, autocompact) when the engine is made, and any of them whenever one changes."""
 
 from __future__ import annotations
 
@@ -20,3 +20,24 @@ def apply_model_settings(config: Any, settings: Any, context_manager: Any = None
     config.extra["context"] = replace(context, auto_compact=bool(settings.auto_compact))
     if context_manager is not None:
         context_manager.config = replace(context_manager.config, auto_compact=bool(settings.auto_compact))
+
+
+def apply_setting(engine: Any, settings: Any, name: str, value: Any) -> None:
+    """An ``AgentMagics`` setting changed while ``engine`` exists: carry it in (it applies
+    from the next run)."""
+    if name in MODEL_SETTINGS:
+        apply_model_settings(engine.config, settings, engine.context_manager)
+        engine.usage.provider = engine.config.provider
+        engine.reset_transport()
+    elif name == "model":
+        from nb_agent.engine import default_model
+
+        engine.config.model = value or default_model()
+    elif name == "max_turns":
+        engine.config.max_turns = value
+    elif name == "notify_after":
+        engine.config.extra["notify_after_s"] = value
+    elif name == "permission_mode":
+        engine.config.permission_mode = value
+        if hasattr(engine.permission_policy, "set_mode"):
+            engine.permission_policy.set_mode(value)

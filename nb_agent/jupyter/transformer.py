@@ -4,9 +4,9 @@ IPython runs a cell containing a top-level ``await`` as a coroutine on the kerne
 own event loop (autoawait with the asyncio runner). This cleanup transformer rewrites
 a cell that starts with ``%%agent`` into one such ``await``, so the cell stays busy while
 the agent works and the kernel still handles widget clicks and interrupts meanwhile.
-A cell holding only ``%agent compact ...``, ``%agent mcp ...``, ``%agent new`` or
-``%agent resume ...`` is rewritten the same way (compaction calls the model; MCP servers
-connect; session hooks run). When autoawait is off or another runner is active, nothing is
+A cell holding only an async ``%agent`` subcommand (``compact``, ``mcp``, ``new``,
+``resume`` …: those whose handler is a coroutine in :data:`~nb_agent.jupyter.commands.SUBCOMMANDS`)
+is rewritten the same way (compaction calls the model; MCP servers connect; session hooks run). When autoawait is off or another runner is active, nothing is
 rewritten: the plain cell magic runs and explains what to do.
 """
 
@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nb_agent.jupyter.commands import awaited_names
+
 ENTRY_MODULE = "nb_agent.jupyter.magics"
 _CELL_HEAD = re.compile(r"^%%agent(?=\s|$)")
-_ASYNC_LINE = re.compile(r"^\s*%agent\s+(?:compact|mcp|new|resume)\b")
+_ASYNC_LINE = re.compile(rf"^\s*%agent\s+(?:{'|'.join(awaited_names())})\b")
 
 
 def _asyncio_cells_supported(shell: Any) -> bool:

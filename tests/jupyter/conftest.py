@@ -297,7 +297,7 @@ def kernel(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropic
         loaded = harness.run("%load_ext nb_agent")
         assert loaded.status == "ok", loaded.errors
         # Pay the first run's heavy imports here, once per module, not inside a timed test.
-        warm = harness.run("import nb_agent.engine, nb_agent.jupyter.view.agent_view, nb_agent.jupyter.session as s\ns.default_tools", timeout=60)
+        warm = harness.run("import nb_agent.engine, nb_agent.jupyter.view.agent_view, nb_agent.jupyter.engine_factory as s\ns.default_tools", timeout=60)
         assert warm.status == "ok", warm.errors
         yield harness
     finally:

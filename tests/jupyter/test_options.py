@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nb_agent.jupyter.options import CellOptions, LineCommand, OptionsError, parse_cell_options, parse_line_command
+from nb_agent.jupyter.commands import LineCommand, parse_line_command
+from nb_agent.jupyter.options import CellOptions, OptionsError, parse_cell_options
 
 
 def test_cell_options_all_set():
@@ -98,14 +99,14 @@ def test_sandbox_option_holds_for_the_cell_only(tmp_path):
     from types import SimpleNamespace
 
     from nb_agent.engine import EngineConfig
-    from nb_agent.jupyter.session import KernelAgentSession
+    from nb_agent.jupyter.cell_run import apply_overrides
+    from nb_agent.jupyter.engine_factory import sandbox_runtime
     from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, SandboxRuntime
 
     runtime = SandboxRuntime(project_dir=tmp_path)
     engine = SimpleNamespace(config=EngineConfig(cwd=tmp_path, extra={"tool_options": {SANDBOX_OPTION: runtime}}), permission_policy=object())
-    session = KernelAgentSession(shell=SimpleNamespace(user_ns={}), settings=SimpleNamespace())
-    session.engine = engine  # type: ignore[assignment]
-    restore = session._apply_overrides(engine, parse_cell_options("--sandbox on"))
+    assert sandbox_runtime(engine) is runtime
+    restore = apply_overrides(engine, parse_cell_options("--sandbox on"), sandbox_runtime(engine))
     assert runtime.enabled and runtime.override is True
     restore()
     assert not runtime.enabled and runtime.override is None

@@ -18,7 +18,7 @@ from .conftest import KernelHarness
 
 SECRET = "kernel-sandbox-test-secret"
 USE_WRONG_CLASSIFIER = """
-import nb_agent.jupyter.session as _s
+import nb_agent.jupyter.engine_factory as _s
 from nb_agent.testing.wrong_classifier import EverythingReadOnlyBash as _Wrong
 _real = _s._bash_tools
 _s._bash_tools = lambda: [_Wrong(), *_real()[1:]]

@@ -80,12 +80,13 @@ def test_execute_code_asks_until_always_allowed(tmp_path):
 
 
 def test_malformed_configured_rules_are_left_out_with_a_warning(tmp_path, monkeypatch):
+    from nb_agent.jupyter.engine_factory import valid_rules
     from nb_agent.jupyter.session import KernelAgentSession
 
     monkeypatch.chdir(tmp_path)
     settings = SimpleNamespace(allow=["Bash(", "Read"], deny=[])
     session = KernelAgentSession(SimpleNamespace(user_ns={}), settings)
-    assert session._valid_rules("allow") == ["Read"]
+    assert valid_rules(settings, "allow", session.warn) == ["Read"]
     assert len(session.warnings) == 1 and "Bash(" in session.warnings[0]
 
 

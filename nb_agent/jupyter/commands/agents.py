@@ -14,7 +14,7 @@ def _host(session: KernelAgentSession) -> Any:
     return SubagentHost.of(session.ensure_engine().tool_session.extra)
 
 
-def agents(session: KernelAgentSession) -> None:
+def agents(session: KernelAgentSession, _arg: str | None = None) -> None:
     host = _host(session)
     if host is None:
         print("Subagents are not available in this session.")
@@ -37,7 +37,7 @@ def agents(session: KernelAgentSession) -> None:
     print("\n".join(lines))
 
 
-def tasks(session: KernelAgentSession) -> None:
+def tasks(session: KernelAgentSession, _arg: str | None = None) -> None:
     from nb_agent.jupyter.view.status_line import duration, tokens
 
     host = _host(session)
@@ -58,7 +58,8 @@ def tasks(session: KernelAgentSession) -> None:
     print("\n".join(lines))
 
 
-def stop(session: KernelAgentSession, agent_id: str) -> None:
+def stop(session: KernelAgentSession, agent_id: str | None) -> None:
+    assert agent_id is not None  # required: the parser saw it
     from nb_agent.errors import NbAgentError
 
     host = _host(session)
