@@ -57,6 +57,8 @@ class RecordingTool(Tool[RecordingInput]):
         if max_result_size_chars is not None:
             self.max_result_size_chars = max_result_size_chars  # type: ignore[misc]
         self.calls: list[CallRecord] = []
+        self.started = asyncio.Event()
+        """Set when a call starts: tests act on it rather than after a guessed delay."""
 
     def prompt(self) -> str:
         return f"{self.name}: echoes its input (test tool)."
@@ -73,6 +75,7 @@ class RecordingTool(Tool[RecordingInput]):
     async def call(self, input: RecordingInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         record = CallRecord(tool=self.name, value=input.value, started=time.monotonic())
         self.calls.append(record)
+        self.started.set()
         try:
             for i in range(input.progress):
                 on_progress({"step": i + 1, "of": input.progress})

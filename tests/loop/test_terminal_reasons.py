@@ -65,9 +65,17 @@ async def test_aborted_before_the_first_event_arrives():
 async def test_aborted_while_streaming_answers_started_tools():
     abort = AbortController()
     echo = RecordingTool("Echo")
-    slow = Reply(content=[tool_use("Echo", {"value": "a", "sleep": 5}), text("x" * 800)], delay=0.05)
-    _abort_later(abort, 0.3)
+    # The text after the tool_use streams for ~100 s: the abort lands while it streams
+    # however long the tool takes to start on a loaded machine.
+    slow = Reply(content=[tool_use("Echo", {"value": "a", "sleep": 5}), text("x" * 32_000)], delay=0.05)
+
+    async def abort_once_the_tool_runs() -> None:
+        await echo.started.wait()
+        abort.abort(INTERRUPT_MESSAGE)
+
+    aborter = asyncio.ensure_future(abort_once_the_tool_runs())
     run = await run_query([slow], ctx=tool_context([echo], abort=abort))
+    assert aborter.done()
     assert run.terminal.reason == "aborted_streaming"
     assert list(_result_texts(run).values()) == [f"<tool_use_error>{INTERRUPT_MESSAGE}</tool_use_error>"]
     assert echo.calls[0].cancelled
