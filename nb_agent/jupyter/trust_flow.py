@@ -81,6 +81,14 @@ class FolderTrustFlow:
         session.engine = engine
         return engine
 
+    def frontend_can_click(self) -> bool:
+        """Whether someone can click the card: JupyterLab, Notebook 7 and VS Code send the
+        cell's id with the execute request; nbclient, nbval and papermill send none, and a
+        question there would wait for the cell timeout."""
+        from nb_agent.jupyter.live.notebook import executing_cell_id
+
+        return executing_cell_id(self.session.shell) is not None
+
     async def settle(self, options: Any, state: Any, view: Any) -> Any:
         """Before a run: the folder's trust, asked for when it has never been answered
         (the card on ``view``, or ``--answer trust``); said once when the folder runs untrusted."""
@@ -89,7 +97,7 @@ class FolderTrustFlow:
         trust = self.current()
         if trust.state == "unanswered":
             answer, by = options.trust, "answered by --answer"
-            if answer is None and hasattr(view, "show_trust_question"):
+            if answer is None and hasattr(view, "show_trust_question") and self.frontend_can_click():
                 from nb_agent.jupyter.view.trust_card import ask_trust
 
                 answer, by = await ask_trust(view, trust), ""

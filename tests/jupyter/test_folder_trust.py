@@ -10,6 +10,8 @@ from pathlib import Path
 from nb_agent.testing import Reply, text, tool_use
 
 TRUST, DONT_TRUST = "Trust this folder", "Don't trust"
+FRONTEND = {"cellId": "c0ffee00-0000-4000-8000-000000000001"}
+"""Execute-request metadata as JupyterLab sends it: a frontend that can click the card."""
 
 
 def _hostile_folder(cwd: Path, *, mcp: bool = False) -> Path:
@@ -51,7 +53,7 @@ def test_the_card_asks_once_and_trust_applies_the_folders_files(make_kernel):
     markers = _hostile_folder(kernel.cwd)
     assert kernel.run("%load_ext nb_agent").status == "ok"
     kernel.server.script.add(Reply(content=[text("Hello.")]))
-    run = kernel.start("%%agent\nhello")
+    run = kernel.start("%%agent\nhello", metadata=FRONTEND)
     trust = _wait_for_trust_card(kernel, run)
     assert _fired(markers) == 0, "nothing of the folder's ran before the answer"
     assert kernel.widgets.ever(lambda s: "Do you trust the files in" in str(s.get("value", "")) and ".claude/settings.json" in str(s.get("value", "")))
@@ -78,7 +80,7 @@ def test_dont_trust_runs_without_the_folders_files_and_says_so_once(make_kernel)
         Reply(content=[tool_use("Bash", {"command": f"touch {markers}/allowed-by-the-folder"})]),
         Reply(content=[text("Could not.")]),
     )
-    run = kernel.start("%%agent\nmake a file")
+    run = kernel.start("%%agent\nmake a file", metadata=FRONTEND)
     _wait_for_trust_card(kernel, run)
     kernel.click(kernel.button(DONT_TRUST))
     kernel.wait_for(run, lambda: kernel.button("Deny") is not None)  # the folder's allow rule is not used

@@ -47,3 +47,26 @@ def test_saved_outputs_are_the_static_rendering_and_stable(tmp_path, model_serve
     second = _execute(tmp_path, kernel_env, kernel_spec_manager)
     strip = lambda cell: [{k: v for k, v in o.items() if k != "execution_count"} for o in cell.outputs]  # noqa: E731
     assert strip(second.cells[1]) == strip(agent_cell)
+
+
+def test_a_folder_that_needs_trust_runs_untrusted_under_nbclient(tmp_path, model_server, kernel_env, kernel_spec_manager):
+    """No frontend can click the trust card (nbclient sends no cell id): the cell runs
+    untrusted at once and says how to trust, instead of waiting for the cell timeout."""
+    import json
+
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
+    env = {**kernel_env, "NB_AGENT_TRUST_FILE": str(tmp_path.parent / f"{tmp_path.name}-trusted.json")}
+    env.pop("NB_AGENT_RENDER", None)  # a plain nbclient / papermill run: the widget view, as in a kernel
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("%load_ext nb_agent"), nbformat.v4.new_code_cell("%%agent\nhello")]
+    model_server.script.add(Reply(content=[text("Hello.")]))
+    requests_before = len(model_server.requests)
+    km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=kernel_spec_manager)
+    # 60 s only separates "ran" from "waited for a click that never comes" (the hang this guards).
+    client = NotebookClient(notebook, km=km, timeout=60, resources={"metadata": {"path": str(tmp_path)}})
+    client.execute(env=env, cwd=str(tmp_path))
+    assert len(model_server.requests) == requests_before + 1
+    shown = json.dumps([o for o in notebook.cells[1].outputs])
+    assert "not trusted" in shown and "%agent trust" in shown, shown
+    assert not (tmp_path.parent / f"{tmp_path.name}-trusted.json").exists(), "no answer was recorded"
