@@ -92,6 +92,14 @@ class AgentMagics(Magics):
         30.0, help="A run at least this many seconds long fires the Notification hooks (idle_prompt) when it ends."
     ).tag(config=True)
     state_dir = Unicode("", help="Where sessions are saved (default: .nb_agent next to the notebook).").tag(config=True)
+    checkpoint_memory = Int(
+        0,
+        help=(
+            "Bytes the namespace checkpoints may hold (copies of arrays and containers an ExecuteCode call may "
+            "change, objects the agent rebound or deleted); the oldest are let go first. 0: the smaller of 1 GB "
+            "and a quarter of the available memory."
+        ),
+    ).tag(config=True)
 
     @default("model")
     def _default_model(self) -> str:

@@ -20,6 +20,7 @@ from nb_agent.jupyter.attachments import KernelAttachments
 from nb_agent.jupyter.engine_factory import KernelEngineFactory, notebook_system_prompt, sandbox_runtime
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.frontend import RunFrontend
+from nb_agent.jupyter.kernel_checkpoints import namespace_tracker
 from nb_agent.jupyter.model_settings import apply_setting
 from nb_agent.jupyter.saved_sessions import SessionInfo, list_sessions
 from nb_agent.jupyter.shutdown import close_at_exit, kill_background_shells
@@ -115,6 +116,7 @@ class KernelAgentSession:
                 live_output=self.frontend.live_output,
                 before_blocking=self.frontend.flush,
                 live=lambda: self.live.current,
+                namespace=namespace_tracker(self.settings),
             )
         return self._bridge
 

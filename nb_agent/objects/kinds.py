@@ -115,6 +115,14 @@ class ObjectKind:
         """Whether calling ``value.method(...)`` may change ``value`` in place."""
         return self.in_place != "never"
 
+    def may_mutate_part(self, value: Any, method: str) -> bool:
+        """Whether ``value[k].method(...)`` (or a method of a view of it) may change ``value``."""
+        return self.in_place != "never"
+
+    def shares_memory(self, value: Any, other: Any) -> bool:
+        """Whether changing ``value`` in place may change ``other`` (a view, cheaply bounded)."""
+        return False
+
     def content_key(self, value: Any) -> Hashable | None:
         """A cheap key that changes whenever the contents change (``None``: the kind has none)."""
         return None

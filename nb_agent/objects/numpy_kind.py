@@ -55,6 +55,13 @@ class NumpyArrayKind(ObjectKind):
     def may_mutate(self, value: Any, method: str) -> bool:
         return method in MUTATORS
 
+    def may_mutate_part(self, value: Any, method: str) -> bool:
+        return method in MUTATORS  # a view's mutators write the array's memory
+
+    def shares_memory(self, value: Any, other: Any) -> bool:
+        np = _np()
+        return isinstance(other, np.ndarray) and bool(np.may_share_memory(value, other))  # bounds only: O(1)
+
     def probe(self, value: Any) -> Hashable | None:
         try:
             if value.dtype.hasobject:

@@ -82,7 +82,7 @@ def frame_key(value: Any) -> Hashable | None:
         if hasattr(value, "columns"):
             axes.append(index_key(value.columns))
         else:
-            axes.append(_label(value.name))
+            axes.append(("name", _label(value.name)))
         if any(axis is None for axis in axes[:2]) or None in parts:
             return None
         return (tuple(parts), tuple(axes))

@@ -3,11 +3,15 @@ and a sink for output that must reach the screen while user code blocks the loop
 
 from __future__ import annotations
 
+import ast
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
@@ -23,6 +27,13 @@ class KernelBridge:
     live: Callable[[], Any] = lambda: None
     """The running ``%%agent`` cell's :class:`~nb_agent.jupyter.live.LiveRun`, when the
     notebook is edited live through the browser extension (``None``: file mode)."""
+    namespace: Any = None
+    """The :class:`~nb_agent.checkpoints.namespace.NamespaceTracker` that checkpoints the
+    variables around each ExecuteCode call (``None``: no checkpoints)."""
+
+    def watch_namespace(self, tree: ast.Module) -> NamespaceWatch:
+        """Checkpoint the user's variables before code ``tree`` runs; ``finish()`` after it."""
+        return NamespaceWatch.start(self, tree)
 
     def flush_before_blocking(self) -> None:
         if self.before_blocking is not None:
@@ -43,3 +54,41 @@ class KernelBridge:
             return os.path.realpath(current) == os.path.realpath(path)
         except OSError:
             return False
+
+
+class NamespaceWatch:
+    """One call's namespace checkpoint: started before the code runs, finished after it
+    (whatever happened), giving the lines of what changed. A tracker that fails never
+    stops the user's code: the call then says nothing about its variables."""
+
+    def __init__(self, bridge: KernelBridge, pending: Any) -> None:
+        self.bridge, self.pending = bridge, pending
+
+    @classmethod
+    def start(cls, bridge: KernelBridge, tree: ast.Module) -> NamespaceWatch:
+        tracker = bridge.namespace
+        if tracker is None:
+            return cls(bridge, None)
+        from nb_agent.checkpoints.namespace import scan_code
+        from nb_agent.jupyter.tools.inspect_variables import user_variables
+
+        try:
+            return cls(bridge, tracker.begin_call(user_variables(bridge.shell), scan_code(tree)))
+        except Exception:  # noqa: BLE001 - no checkpoint for this call, the code still runs
+            log.warning("namespace checkpoint failed", exc_info=True)
+            return cls(bridge, None)
+
+    def finish(self) -> list[str]:
+        if self.pending is None:
+            return []
+        from nb_agent.checkpoints.namespace import call_lines
+        from nb_agent.jupyter.tools.inspect_variables import user_variables
+
+        try:
+            record = self.bridge.namespace.end_call(self.pending, user_variables(self.bridge.shell))
+        except Exception:  # noqa: BLE001
+            log.warning("namespace comparison failed", exc_info=True)
+            return []
+        finally:
+            self.pending = None
+        return call_lines(list(record.changes.values()))

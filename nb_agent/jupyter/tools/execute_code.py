@@ -86,6 +86,8 @@ class ExecuteCodeResult(BaseModel):
     """The traceback (ANSI stripped) when the code raised."""
     image_count: int = 0
     images_omitted: int = 0
+    namespace: list[str] = Field(default_factory=list)
+    """What the call changed in the user's variables, one bounded line per change."""
 
     def to_text(self) -> str:
         parts: list[str] = []
@@ -101,6 +103,8 @@ class ExecuteCodeResult(BaseModel):
             parts.append(f"[{self.image_count} image(s) attached below]")
         if self.images_omitted:
             parts.append(f"[{self.images_omitted} more image(s) omitted]")
+        if self.namespace:
+            parts.append("[variables changed]\n" + "\n".join(self.namespace))
         if self.error:
             parts.append(f"[error]\n{self.error.rstrip()}")
         return "\n\n".join(parts) if parts else "(the code ran without output)"
@@ -234,14 +238,15 @@ def _transform(shell: Any, code: str) -> str:
     return manager.transform_cell(code) if manager is not None else code
 
 
-def _compile_parts(source: str, filename: str) -> tuple[Any, Any]:
+def _compile_parts(tree: ast.Module, filename: str) -> tuple[Any, Any]:
     """``(body code, trailing expression code or None)``; top-level await allowed."""
-    tree = ast.parse(source, filename=filename, mode="exec")
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    statements = tree.body
+    if statements and isinstance(statements[-1], ast.Expr):
+        last = ast.Expression(statements[-1].value)
+        statements = statements[:-1]
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-    body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    body = compile(ast.Module(body=statements, type_ignores=tree.type_ignores), filename, "exec", flags=flags, dont_inherit=True)
     expr = compile(last, filename, "eval", flags=flags, dont_inherit=True) if last is not None else None
     return body, expr
 
@@ -341,10 +346,12 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
         filename = f"<agent-code-{next(_counter)}>"
         try:
             source = _transform(shell, input.code)
-            body, expr = _compile_parts(source, filename)
+            tree = ast.parse(source, filename=filename, mode="exec")
+            body, expr = _compile_parts(tree, filename)
         except SyntaxError as exc:
             error = strip_ansi("".join(traceback.format_exception_only(type(exc), exc)))
             return ToolResult(data=ExecuteCodeResult(code=input.code, error=error), is_error=True)
+        watch = self.bridge.watch_namespace(tree)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
         live = self.bridge.live_output
@@ -354,20 +361,23 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
         error: str | None = None
         interrupted = False
         gate = _InterruptGate()
-        with gate, _redirected(shell, capture):
-            try:
-                await self._run(body, shell.user_ns, gate)
-                if expr is not None:
-                    value = await self._run(expr, shell.user_ns, gate, evaluate=True)
-            except KeyboardInterrupt:
-                interrupted = True
-            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code failed: the model reads why
-                error = _format_exception(exc, filename)
+        try:
+            with gate, _redirected(shell, capture):
+                try:
+                    await self._run(body, shell.user_ns, gate)
+                    if expr is not None:
+                        value = await self._run(expr, shell.user_ns, gate, evaluate=True)
+                except KeyboardInterrupt:
+                    interrupted = True
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code failed: the model reads why
+                    error = _format_exception(exc, filename)
+        finally:  # also when interrupted or cancelled: the checkpoint of a half-run call is kept
+            changes = watch.finish()
         capture.final_progress()
         if interrupted or gate.fired:
             _collect_figures(figures_before, set())  # close what the code opened
             raise AbortError(INTERRUPT_MESSAGE)
-        return self._result(input.code, capture, value, error, figures_before)
+        return self._result(input.code, capture, value, error, figures_before, changes)
 
     async def _run(self, code: Any, namespace: dict[str, Any], gate: _InterruptGate, *, evaluate: bool = False) -> Any:
         if code.co_flags & CO_COROUTINE:
@@ -379,7 +389,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
         finally:
             gate.armed = False
 
-    def _result(self, code: str, capture: _Capture, value: Any, error: str | None, figures_before: set[int]) -> ToolResult:
+    def _result(self, code: str, capture: _Capture, value: Any, error: str | None, figures_before: set[int], changes: list[str]) -> ToolResult:
         shell = self.bridge.shell
         result_text: str | None = None
         value_images: list[str] = []
@@ -409,6 +419,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
             error=error,
             image_count=len(kept),
             images_omitted=omitted,
+            namespace=changes,
         )
         return ToolResult(data=_WithImages(result=data, images=kept), is_error=error is not None)
 
