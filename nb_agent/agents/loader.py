@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from nb_agent.agents.definition import BUILT_IN_AGENTS, AgentDefinition, AgentSource
 from nb_agent.errors import AgentDefinitionError
+from nb_agent.frontmatter import FrontmatterError, split_frontmatter, split_specs
 from nb_agent.permissions.types import PERMISSION_MODES
 
 AGENTS_DIR = Path(".claude") / "agents"
@@ -48,46 +47,20 @@ class AgentCatalog:
 def split_tool_specs(value: Any, *, field_name: str) -> tuple[str, ...]:
     """``"Read, Grep, Agent(explore, plan)"`` or a YAML list → the specs, commas inside
     parentheses kept."""
-    if value is None:
-        return ()
-    if isinstance(value, list):
-        items = value
-    elif isinstance(value, str):
-        items, depth, current = [], 0, ""
-        for char in value:
-            depth += (char == "(") - (char == ")")
-            if char == "," and depth == 0:
-                items.append(current)
-                current = ""
-            else:
-                current += char
-        items.append(current)
-    else:
-        raise AgentDefinitionError(f"{field_name} must be a comma-separated string or a list, not {type(value).__name__}")
-    specs = []
-    for item in items:
-        if not isinstance(item, str):
-            raise AgentDefinitionError(f"{field_name} entries must be strings, got {item!r}")
-        if item.strip():
-            specs.append(item.strip())
-    return tuple(specs)
+    try:
+        return split_specs(value, field_name=field_name)
+    except FrontmatterError as exc:
+        raise AgentDefinitionError(str(exc)) from None
 
 
 def _frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
+    try:
+        data, body = split_frontmatter(text)
+    except FrontmatterError as exc:
+        raise AgentDefinitionError(str(exc)) from None
+    if data is None:
         raise AgentDefinitionError("no YAML frontmatter (the file must start with a '---' line)")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise AgentDefinitionError("the frontmatter has no closing '---' line") from None
-    try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        raise AgentDefinitionError(f"invalid YAML in the frontmatter: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, dict):
-        raise AgentDefinitionError("the frontmatter must be a YAML mapping (name: ..., description: ...)")
-    return data, "\n".join(lines[end + 1 :]).strip()
+    return data, body
 
 
 def _required_text(data: dict[str, Any], key: str) -> str:
