@@ -24,7 +24,9 @@ from nb_agent.folder_trust import FOLDER_TRUST_KEY, FolderTrust, folder_trust
 from nb_agent.hooks.registry import Hooks
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.policy import RuleBasedPolicy
+from nb_agent.permissions.paths import home_directory
 from nb_agent.permissions.settings import load_settings
+from nb_agent.skills import SkillTool, load_skill_catalog
 from nb_agent.permissions.types import CanUseTool, PermissionMode
 from nb_agent.state_dir import default_state_dir
 from nb_agent.tools.base import Tool
@@ -105,6 +107,7 @@ def create_engine(
     mcp: Any = None,
     agents: bool = True,
     project_agents: bool = True,
+    skills: bool = True,
     trust: FolderTrust | bool | None = None,
     **engine_kwargs: Any,
 ) -> tuple[QueryEngine, list[str]]:
@@ -115,6 +118,8 @@ def create_engine(
     ``agents``: give the model the ``Agent`` tool (built-in types and the custom agents of
     ``~/.claude/agents``, plus ``<cwd>/.claude/agents`` when ``project_agents``: the
     caller's decision that the folder is trusted).
+    ``skills``: read skills and custom commands (``~/.claude``, and the folder's own when
+    it is trusted); the model gets the ``Skill`` tool when one of them is for it.
     ``trust``: the folder's trust (:func:`nb_agent.folder_trust.folder_trust`); ``None``
     decides it from the user's recorded answer (a folder nobody answered for is not
     trusted), ``True`` / ``False`` is the caller's answer. It is kept in
@@ -151,6 +156,12 @@ def create_engine(
         catalog = load_agent_catalog(cwd=config.cwd, home=home, include_project=project_agents and decided.applies)
         warnings += catalog.issues
         builtins.append(AgentTool(catalog))
+    catalog_of_skills = None
+    if skills:
+        catalog_of_skills = load_skill_catalog(cwd=config.cwd, home=home or home_directory(), include_project=decided.applies)
+        warnings += catalog_of_skills.issues
+        if catalog_of_skills.model_invocable:
+            builtins.append(SkillTool(catalog_of_skills))
     manager = mcp_manager_for(config.cwd, home=home, include_project=decided.applies) if mcp is None else (mcp or None)
     if manager is not None:
         warnings += [str(issue) for issue in manager.config_issues]
@@ -165,6 +176,7 @@ def create_engine(
         hooks=hooks,
         permission_policy=policy,
         can_use_tool=can_use_tool,
+        skills=catalog_of_skills,
         **engine_kwargs,
     )
     engine.tool_session.additional_directories = list(settings.additional_directories)

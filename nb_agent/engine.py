@@ -25,6 +25,7 @@ from nb_agent.hooks.types import SubagentInfo
 from nb_agent.loop.query import query
 from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
 from nb_agent.loop.token_budget import parse_token_budget
+from nb_agent.memory.attachments import nested_memory_attachments
 from nb_agent.messages import (
     INTERRUPT_MESSAGE,
     ContentBlock,
@@ -50,6 +51,7 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
+from nb_agent.skills import SkillCatalog, listing_for_tools
 from nb_agent.state_dir import STATE_DIR_NAME, default_state_dir
 from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
@@ -184,6 +186,7 @@ class QueryEngine:
         messages: Sequence[Any] = (),
         deps_overrides: dict[str, Any] | None = None,
         tool_pool: ToolPoolProvider | None = None,
+        skills: SkillCatalog | None = None,
     ) -> None:
         self.config = config or EngineConfig()
         self.tools: list[Tool[Any]] = list(tools)
@@ -209,8 +212,13 @@ class QueryEngine:
         """Attachments queued while no submission ran (a background agent finished); the
         next submission takes them in, after the user's prompt."""
         self.turn_count = 0
-        # The git status is read only when the caller (create_engine) found the folder trusted.
-        self.session_context = SessionContext(cwd=self.config.cwd, git_allowed=folder_applies(self.config.extra))
+        self.skills = skills
+        """The skills and custom commands (``%%agent /name``, ``%agent skills``); None: none loaded."""
+        # The git status (and memory imports from outside the folder) only when the caller
+        # (create_engine) found the folder trusted; memory imports are held to Read's rules.
+        self.session_context = SessionContext(
+            cwd=self.config.cwd, git_allowed=folder_applies(self.config.extra), read_denied=self._read_rule_for
+        )
         self._owns_transport = transport is None
         self.query_source: str = self.config.extra.get("query_source", "repl_main_thread")
         self.context_manager = ContextManager(
@@ -335,6 +343,25 @@ class QueryEngine:
             },
         )
 
+    def _read_rule_for(self, path: Path) -> str | None:
+        """The Read deny or ask rule covering ``path`` (memory imports are held to them)."""
+        read_scope = getattr(self.permission_policy, "read_scope", None)
+        if read_scope is None:
+            return None
+        scope = read_scope(ToolUseContext(abort_controller=AbortController(), session=self.tool_session))
+        return scope.matching_rule(path, "deny") or scope.matching_rule(path, "ask")
+
+    def _prepend_messages(self) -> list[Any]:
+        """Sent before the history on every request: the memory reminder and, when the
+        model can load skills, their list (both stable for the session: cached)."""
+        if self.config.extra.get("omit_session_context"):
+            return []
+        prepend = [meta_user_message(wrap_system_reminder(self.session_context.reminder()))]
+        window = self.context_manager.thresholds(self.config.resolve(self.config.model)).context_window
+        if listing := listing_for_tools(self.tools, context_window=window):
+            prepend.append(meta_user_message(wrap_system_reminder(listing)))
+        return prepend
+
     def _tool_references(self) -> bool:
         """Whether ToolSearch loads tools by ``tool_reference`` blocks (keeps the cache)."""
         enabled = tool_references_enabled(self.config.extra.get("tool_references"), provider=self.config.resolved_provider)
@@ -362,9 +389,23 @@ class QueryEngine:
     def _record_decision(self, tool_use_id: str, decision: str, detail: str) -> None:
         self.transcript.write_entry("permission_decision", tool_use_id=tool_use_id, decision=decision, detail=detail)
 
+    def _turn_attachments(self, tool_use_blocks: list[Any], tool_results: list[Any]) -> list[Any]:
+        """At a turn boundary (seed 002 §14): what background agents reported meanwhile
+        (reaching the model now, not at the next cell) and the memory of the subfolders
+        the turn's file tools read (a subfolder's CLAUDE.md, once)."""
+        attachments: list[Any] = []
+        queued, self.pending_notifications = self.pending_notifications, []
+        attachments += queued
+        if not self.config.extra.get("omit_session_context"):
+            attachments += nested_memory_attachments(
+                tool_use_blocks, tool_results, tools=self.tools, cwd=self.tool_session.cwd, nested_memory=self.session_context.nested_memory
+            )
+        return attachments
+
     def _query_deps(self) -> QueryDeps:
         pool_deps = {"refresh_tools": self.tool_pool.refresh} if self.tool_pool is not None else {}
-        deps = {**self.context_manager.query_deps(self.tools), **pool_deps, **self.deps_overrides}
+        own = {"turn_attachments": self._turn_attachments}
+        deps = {**self.context_manager.query_deps(self.tools), **pool_deps, **own, **self.deps_overrides}
         return QueryDeps(call_model=self.call_model, **deps)
 
     def _query_params(self, abort: AbortController, prompt_text: str, git_status: str | None = None) -> QueryParams:
@@ -374,8 +415,7 @@ class QueryEngine:
         extra_sections = [s for s in (git_status, *pool_sections) if s]
         if extra_sections:
             prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, *extra_sections])
-        omit_context = bool(cfg.extra.get("omit_session_context"))
-        prepend = [] if omit_context else [meta_user_message(wrap_system_reminder(self.session_context.reminder()))]
+        prepend = self._prepend_messages()
         model = cfg.resolve(cfg.model)
         return QueryParams(
             messages=list(self.messages),

@@ -4,8 +4,10 @@ A folder the user merely opened can carry files that would otherwise act on thei
 ``.claude/settings.json`` / ``.claude/settings.local.json`` (hooks run commands, allow
 rules and ``defaultMode`` loosen permissions, ``additionalDirectories`` widen where
 writes are free), ``.mcp.json`` (server commands are started), ``.claude/agents/``
-(prompts and modes for subagents) and a git repository (its configuration can make
-``git status`` run a command). :func:`folder_trust` says whether the folder has any
+(prompts and modes for subagents), ``.claude/skills/`` and ``.claude/commands/`` (prompts
+with tool lists), memory files importing files from outside the folder (Claude Code asks
+before it follows those) and a git repository (its configuration can make ``git status``
+run a command). :func:`folder_trust` says whether the folder has any
 of these (:attr:`FolderTrust.reasons`) and what the user answered for it (the store,
 :mod:`nb_agent.trust`). Until the answer is "trust", :func:`nb_agent.agent.create_engine`
 uses none of them except the project's deny and ask rules (they only tighten), and
@@ -25,7 +27,10 @@ from typing import Any, Literal
 
 from nb_agent.config_text import read_config_text
 from nb_agent.git.discovery import discover_repository
+from nb_agent.memory.loader import MemoryScope, load_memory, outside_imports
+from nb_agent.permissions.paths import home_directory
 from nb_agent.permissions.settings import is_users_own, untrusted_settings_keys
+from nb_agent.skills.loader import COMMANDS_DIR, SKILLS_DIR, has_entries
 from nb_agent.trust import trust_answer
 
 __all__ = ["FOLDER_TRUST_KEY", "FolderTrust", "TrustState", "folder_applies", "folder_trust", "trust_reasons"]
@@ -100,6 +105,13 @@ def trust_reasons(folder: Path, *, home: Path | None = None) -> list[str]:
     agents = folder / AGENTS_DIR
     if not is_users_own(agents, home=home) and _has_markdown(agents):
         reasons.append(".claude/agents (subagent definitions)")
+    for directory, what in ((SKILLS_DIR, "skills"), (COMMANDS_DIR, "custom commands")):
+        if not is_users_own(folder / directory, home=home) and has_entries(folder / directory):
+            reasons.append(f"{directory.as_posix()} ({what})")
+    waiting = outside_imports(load_memory(MemoryScope(cwd=folder, home=home or home_directory(), managed_file=None)))
+    if waiting:
+        names = ", ".join(dict.fromkeys(str(s.path) for s in waiting))
+        reasons.append(f"memory imports from outside the folder ({names})")
     repository = _git_repository(folder)
     if repository is not None:
         reasons.append(f"a git repository ({repository})")

@@ -1,75 +1,41 @@
-"""Per-session context (SPEC §6): project instructions as a user-side reminder, git status
-as system context (only in a trusted folder, and never by running git). Both are computed
-once per session and cleared by new/compact."""
+"""Per-session context (SPEC §6): memory (CLAUDE.md and the rest, :mod:`nb_agent.memory`)
+as a user-side reminder, git status as system context (only in a trusted folder, and never
+by running git). Both are computed once per session and cleared by new/compact; memory of
+subfolders is added as the agent reads files there (:meth:`SessionContext.nested_memory`)."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from nb_agent.git.status import read_git_snapshot
+from nb_agent.memory import MAX_MEMORY_FILE_CHARS, MemoryFile, MemoryLoad, MemoryScope, load_memory, nested_memory_for
+from nb_agent.permissions.paths import home_directory
 
-INSTRUCTION_FILE_NAMES = ("CLAUDE.md", "AGENTS.md")
 GIT_STATUS_MAX_CHARS = 2_000
-MAX_INSTRUCTION_FILE_CHARS = 40_000
+MAX_INSTRUCTION_FILE_CHARS = MAX_MEMORY_FILE_CHARS
+
+_CLAUDE_MD_HEADER = (
+    "# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere to these "
+    "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
+    "follow them exactly as written."
+)
 
 
-def find_instruction_files(cwd: Path, *, home: Path | None = None) -> list[Path]:
-    """``~/.claude/CLAUDE.md`` first, then CLAUDE.md / AGENTS.md from the root down to cwd
-    (so the nearest file comes last and wins where instructions conflict)."""
-    home = home or Path.home()
-    found: list[Path] = []
-    user_file = home / ".claude" / "CLAUDE.md"
-    if user_file.is_file():
-        found.append(user_file)
-    chain = [cwd, *cwd.parents]
-    for directory in reversed(chain):
-        for name in INSTRUCTION_FILE_NAMES:
-            candidate = directory / name
-            if candidate.is_file() and candidate not in found:
-                found.append(candidate)
-    return found
-
-
-def _links_outside(path: Path) -> bool:
-    """Is ``path`` a link to a file outside the folder it is in? A folder's CLAUDE.md is read
-    before anyone trusts the folder and sent to the model without asking: a link to
-    ``~/.ssh/id_rsa`` would put the key in the conversation. (``CLAUDE.md -> AGENTS.md``,
-    within the folder, is common and fine.)"""
-    folder = os.path.realpath(path.parent)
-    return not os.path.realpath(path).startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _read_instructions(path: Path, *, users_own: bool = False) -> str:
-    if not users_own and _links_outside(path):
-        return f"(not read: it is a link to a file outside {path.parent})"
-    try:
-        with path.open(encoding="utf-8", errors="replace") as file:
-            text = file.read(MAX_INSTRUCTION_FILE_CHARS + 1)
-    except OSError as exc:
-        return f"(could not read: {exc.strerror})"
-    if len(text) > MAX_INSTRUCTION_FILE_CHARS:
-        text = text[:MAX_INSTRUCTION_FILE_CHARS] + "\n…(truncated)"
-    return text
-
-
-def project_instructions_reminder(cwd: Path, *, home: Path | None = None, today: date | None = None) -> str:
-    """The text of the user-side ``<system-reminder>`` (without the tags)."""
+def project_instructions_reminder(
+    cwd: Path, *, home: Path | None = None, today: date | None = None, memory: MemoryLoad | None = None
+) -> str:
+    """The text of the user-side ``<system-reminder>`` (without the tags): the memory files
+    (:mod:`nb_agent.memory`; ``memory`` as loaded, else loaded here for an untrusted
+    folder) and today's date."""
+    if memory is None:
+        memory = load_memory(MemoryScope(cwd=cwd, home=home or home_directory()))
     sections = ["As you answer the user's questions, you can use the following context:"]
-    files = find_instruction_files(cwd, home=home)
-    if files:
-        sections.append(
-            "# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere to these "
-            "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST "
-            "follow them exactly as written."
-        )
-        user_file = (home or Path.home()) / ".claude" / "CLAUDE.md"
-        for path in files:
-            users_own = path == user_file
-            kind = "user's private global instructions" if users_own else "project instructions"
-            sections.append(f"Contents of {path} ({kind}):\n\n{_read_instructions(path, users_own=users_own)}")
+    if memory.files:
+        sections.append(_CLAUDE_MD_HEADER)
+        sections.extend(file.as_context() for file in memory.files)
     sections.append(f"# currentDate\nToday's date is {(today or date.today()).isoformat()}.")
     sections.append(
         "IMPORTANT: this context may or may not be relevant to your tasks. You should not respond "
@@ -107,15 +73,39 @@ class SessionContext:
     home: Path | None = None
     git_allowed: bool = False
     """Whether the git status may be read at all: only in a folder the user trusts (or one
-    with nothing to trust); see :mod:`nb_agent.folder_trust`."""
+    with nothing to trust); see :mod:`nb_agent.folder_trust`. The same answer decides
+    whether a project memory file's imports from outside the folder are read."""
+    read_denied: Callable[[Path], str | None] | None = None
+    """The ``Read`` deny or ask rule covering a path: memory imports are held to it."""
+    _memory: MemoryLoad | None = field(default=None, init=False)
     _reminder: str | None = field(default=None, init=False)
     _git: str | None = field(default=None, init=False)
     _git_loaded: bool = field(default=False, init=False)
 
+    @property
+    def memory_scope(self) -> MemoryScope:
+        return MemoryScope(
+            cwd=self.cwd,
+            home=self.home or home_directory(),
+            trusted=self.git_allowed,
+            **({"read_denied": self.read_denied} if self.read_denied is not None else {}),
+        )
+
+    @property
+    def memory(self) -> MemoryLoad:
+        """The memory files read for this conversation (and those skipped, with why)."""
+        if self._memory is None:
+            self._memory = load_memory(self.memory_scope)
+        return self._memory
+
     def reminder(self) -> str:
         if self._reminder is None:
-            self._reminder = project_instructions_reminder(self.cwd, home=self.home)
+            self._reminder = project_instructions_reminder(self.cwd, home=self.home, memory=self.memory)
         return self._reminder
+
+    def nested_memory(self, path: Path) -> list[MemoryFile]:
+        """Memory the agent's first read of ``path`` brings (each file once a conversation)."""
+        return nested_memory_for(self.memory, self.memory_scope, path)
 
     async def git_status(self) -> str | None:
         if not self._git_loaded:
@@ -124,6 +114,7 @@ class SessionContext:
         return self._git
 
     def clear(self) -> None:
+        self._memory = None
         self._reminder = None
         self._git = None
         self._git_loaded = False

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from nb_agent.memory import MemoryScope, load_memory
 from nb_agent.session_context import MAX_INSTRUCTION_FILE_CHARS, project_instructions_reminder
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- planted-link-secret"
@@ -36,8 +37,10 @@ def test_a_link_out_of_the_folder_is_not_read(world: dict[str, Path], case: str)
     (world["folder"] / "inner.md").symlink_to(world["home"] / ".ssh" / "id_rsa")
     (world["folder"] / name).symlink_to(target(world))
     assert SECRET in (world["folder"] / name).read_text(), "the link really leads to the key"
-    text = project_instructions_reminder(world["folder"], home=world["home"])
-    assert SECRET not in text and "not read: it is a link to a file outside" in text
+    load = load_memory(MemoryScope(cwd=world["folder"], home=world["home"]))
+    text = project_instructions_reminder(world["folder"], home=world["home"], memory=load)
+    assert SECRET not in text
+    assert [s.reason for s in load.skipped if s.path.name == name] == [f"a link to a file outside {world['folder']}"]
 
 
 def test_links_within_the_folder_and_the_users_own_file_are_read(world: dict[str, Path]) -> None:
@@ -45,8 +48,11 @@ def test_links_within_the_folder_and_the_users_own_file_are_read(world: dict[str
     (world["folder"] / "CLAUDE.md").symlink_to("AGENTS.md")  # a common layout
     (world["tmp"] / "mine.md").write_text("answer briefly")
     (world["home"] / ".claude" / "CLAUDE.md").symlink_to(world["tmp"] / "mine.md")  # the user's own: any link
-    text = project_instructions_reminder(world["folder"], home=world["home"])
-    assert text.count("use tabs") == 2 and "answer briefly" in text and "not read" not in text
+    load = load_memory(MemoryScope(cwd=world["folder"], home=world["home"]))
+    text = project_instructions_reminder(world["folder"], home=world["home"], memory=load)
+    assert "answer briefly" in text and not load.skipped
+    assert text.count("use tabs") == 1, "the link and its target are one file: included once"
+    assert f"Contents of {world['folder'] / 'CLAUDE.md'} (project instructions)" in text
 
 
 def test_a_huge_instruction_file_is_read_only_up_to_the_limit(world: dict[str, Path]) -> None:

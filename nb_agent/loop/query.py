@@ -356,6 +356,10 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                 for attachment in await deps.between_turns():
                     turn.tool_results.append(attachment)
                     yield attachment
+            if deps.turn_attachments is not None:
+                for attachment in deps.turn_attachments(turn.tool_use_blocks, turn.tool_results):
+                    turn.tool_results.append(attachment)
+                    yield attachment
             if deps.summarize_tool_uses is not None:
                 pending_summary = asyncio.ensure_future(deps.summarize_tool_uses(turn.tool_use_blocks, turn.tool_results))
             next_ctx = turn.executor.context if turn.executor is not None else (turn.context or ctx)  # rebuilt on fallback

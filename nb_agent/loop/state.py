@@ -133,6 +133,10 @@ class QueryDeps:
     between_turns: Callable[[], Awaitable[list[Any]]] | None = None
     """Attachments to add after a turn's tool results, before the next model call (what
     changed around the agent meanwhile, e.g. the user's edits of the notebook)."""
+    turn_attachments: Callable[[list[Any], list[Any]], list[Any]] | None = None
+    """The session's own attachments at a turn boundary (seed 002 §14), given the turn's
+    tool_use blocks and results: queued notifications (a background agent finished) and
+    memory the turn's file reads brought (a subfolder's CLAUDE.md)."""
     uuid: Callable[[], str] = _new_uuid
 
 

@@ -107,3 +107,42 @@ async def test_background_agents_survive_the_parents_stop(make_agent_engine):
     [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
     await asyncio.wait_for(run.task, timeout=20)  # a guard against hanging, not a speed check
     assert run.status == "completed" and run.text == "done anyway"
+
+
+async def test_a_background_result_reaches_a_running_conversation_at_its_next_turn(make_agent_engine):
+    """Seed 002 §14: queued notifications join at the next turn boundary of the running
+    loop, not only at the next submission."""
+    from pydantic import BaseModel
+
+    from nb_agent.testing.tools import FunctionTool
+
+    class Nothing(BaseModel):
+        pass
+
+    async def wait_for_agents(_input, ctx):  # the main agent keeps working meanwhile
+        host = ctx.session.extra["nb_agent.subagents"]
+        await asyncio.gather(*(r.task for r in host.background_runs()))
+        return "waited"
+
+    engine, script = make_agent_engine(
+        {
+            "": [
+                Reply(content=[background_call("bg", id="toolu_bg")]),
+                Reply(content=[tool_use("Wait", {}, id="toolu_wait")]),
+                Reply(content=[text("the background agent found 7 files")]),
+            ],
+            "[bg]": [Reply(content=[text("background finding: 7 files")])],
+        },
+        tools=[RecordingTool("Read"), FunctionTool("Wait", wait_for_agents, Nothing, read_only=True)],
+    )
+    out = await collect(engine, "start it and carry on")
+    assert out.result.subtype == "success"
+    [notice] = out.of_type("attachment")
+    assert "background finding: 7 files" in notice.content
+    third = str(script.requests_by_route[""][2]["messages"])
+    assert "<task-notification>" in third and third.index("task-notification") > third.index("toolu_wait")
+    assert not engine.pending_notifications, "taken in once"
+    script.add(Reply(content=[text("ok")]))
+    follow = await collect(engine, "thanks")
+    assert follow.of_type("attachment") == [], "not repeated at the next submission"
+    assert_history_invariant(engine.messages)

@@ -1,0 +1,66 @@
+"""The Skill tool: the model loads a skill's body and learns its files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from nb_agent.agent import create_engine
+from nb_agent.engine import EngineConfig
+from nb_agent.model.retry import NO_RETRIES
+from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
+from nb_agent.testing.collect import collect
+
+
+def _engine(tmp_path: Path, turns):
+    home, project = tmp_path / "home", tmp_path / "project"
+    skill = home / ".claude" / "skills" / "tidy-report"
+    (skill / "templates").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\ndescription: Tidy a notebook into a report.\n---\nTidy ${CLAUDE_SKILL_DIR}, focusing on $ARGUMENTS.\nSee templates/report.md."
+    )
+    (skill / "templates" / "report.md").write_text("# Report")
+    manual = home / ".claude" / "skills" / "publish"
+    manual.mkdir()
+    (manual / "SKILL.md").write_text("---\ndescription: Publish.\ndisable-model-invocation: true\n---\nPublish it.")
+    project.mkdir()
+    transport = ScriptedTransport(turns)
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    engine, _ = create_engine(config=config, transport=transport, home=home, agents=False, mcp=False)
+    return engine, transport, skill
+
+
+def _results(transport) -> dict[str, dict]:
+    found = {}
+    for request in transport.requests:
+        for message in request["messages"]:
+            for block in message["content"] if isinstance(message["content"], list) else []:
+                if block.get("type") == "tool_result":
+                    found[block["tool_use_id"]] = block
+    return found
+
+
+def _text(block) -> str:
+    content = block["content"]
+    return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+
+
+async def test_the_model_loads_a_skill_with_its_arguments_and_files(tmp_path) -> None:
+    turns = [
+        Reply(content=[tool_use("Skill", {"skill": "tidy-report", "args": "the charts"}, id="t1")]),
+        Reply(content=[tool_use("Skill", {"skill": "publish"}, id="t2")]),
+        Reply(content=[tool_use("Skill", {"skill": "nope"}, id="t3")]),
+        Reply(content=[text("done")]),
+    ]
+    engine, transport, skill = _engine(tmp_path, turns)
+    out = await collect(engine, "tidy this notebook")
+    assert out.result.subtype == "success"
+    results = _results(transport)
+    loaded = _text(results["t1"])
+    assert not results["t1"].get("is_error")
+    assert loaded.startswith(f"Base directory for this skill: {skill}\n\nTidy {skill}, focusing on the charts.")
+    assert f"- {skill / 'templates' / 'report.md'}" in loaded and "SKILL.md" not in loaded.split("Files in")[1]
+    assert results["t2"].get("is_error") and "can only be invoked by the user" in _text(results["t2"])
+    assert results["t3"].get("is_error") and "Skill 'nope' not found. Available skills: tidy-report" in _text(results["t3"])
+    listing = json.dumps(transport.requests[0]["messages"][:2])
+    assert "- tidy-report: Tidy a notebook into a report." in listing and "publish" not in listing
