@@ -30,7 +30,7 @@ from nb_agent.permissions.paths import (
     resolve_tool_path,
 )
 from nb_agent.shell.parse import ParsedCommand, parse_command
-from nb_agent.shell.wrappers import WRAPPERS
+from nb_agent.shell.programs import program_spec
 
 if TYPE_CHECKING:
     from nb_agent.tools.base import Tool
@@ -409,22 +409,6 @@ def _tokens(part: str) -> list[str]:
 
 # --- "Always allow" suggestions --------------------------------------------------------
 
-MULTI_WORD_COMMANDS: frozenset[str] = frozenset(
-    {
-        "git", "npm", "pnpm", "yarn", "npx", "pip", "pip3", "cargo", "docker", "kubectl",
-        "uv", "poetry", "conda", "mamba", "go", "make", "gh", "brew", "apt", "apt-get",
-        "dotnet", "gradle", "mvn", "python", "python3", "node", "jupyter", "helm", "terraform",
-    }
-)  # fmt: skip
-"""Commands whose second word is a subcommand: ``git commit`` becomes ``Bash(git commit:*)``."""
-
-_NO_PREFIX_COMMANDS = frozenset({"bash", "sh", "zsh", "fish", "eval", "source", ".", "rm", "sudo"})
-"""Commands whose prefix rule would allow anything (or anything destructive): exact rule only."""
-
-def _is_wrapper(name: str) -> bool:
-    return name in WRAPPERS
-
-
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+@:/=-]*")
 
 
@@ -470,13 +454,13 @@ def _suggest_shell_rule(tool_name: str, command: str) -> str | None:
     if (
         not tokens
         or not _PLAIN_WORD.fullmatch(tokens[0])
-        or tokens[0] in _NO_PREFIX_COMMANDS
-        or _is_wrapper(tokens[0])
         or _ENV_ASSIGNMENT.match(tokens[0])  # ``FOO=1 x``: allow rules never strip env vars
+        # a shell, `eval`, `rm`, a wrapper: its prefix rule would allow anything
+        or program_spec(tokens[0]).rule_words == "exact"
     ):
         return f"{tool_name}({command})"
     words = tokens[:1]
-    if tokens[0] in MULTI_WORD_COMMANDS:
+    if program_spec(tokens[0]).rule_words == "subcommand":  # ``git commit`` -> ``Bash(git commit:*)``
         if len(tokens) < 2 or not _PLAIN_WORD.fullmatch(tokens[1]):
             # ``git -C x push``: a ``git:*`` rule would allow every git command.
             return f"{tool_name}({command})"

@@ -32,6 +32,7 @@ from nb_agent.permissions.paths import candidate_paths
 from nb_agent.permissions.protected import protected_reason
 from nb_agent.permissions.read_plan import ReadVerdict, rule_may_match_below
 from nb_agent.shell.command_parts import CommandAnalysis, CommandPart, analyse_command, command_strings
+from nb_agent.shell.programs import ProgramSpec, program_spec
 from nb_agent.shell.read_only import part_is_read_only
 from nb_agent.shell.read_scope import bash_read_plan
 
@@ -40,16 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["shell_guard"]
 
-# They name files without reading what is in them.
-_NO_CONTENT = frozenset("rm rmdir mkdir touch chmod chown chgrp unlink".split())
 _MAX_NESTING = 3
-# Programs known to read or send every file under a directory they are given (a tree
-# read by a read-only command counts too); `make -C src`, `python x.py src` are not judged.
-_TREE_COPIERS = frozenset(
-    "cp tar zip 7z rar rsync scp sftp rclone gsutil aws az docker podman buildah kubectl git curl wget nc ncat socat".split()
-)
-# They run a command line given as arguments (a computed one hides what runs).
-_STRING_RUNNERS = frozenset("eval sh bash dash zsh ksh mksh ash su runuser script watch".split())
 
 
 def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 0) -> ReadVerdict | None:
@@ -76,10 +68,10 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 
         )
         if plan.unknown is not None:
             continue  # see the module docstring
-        program = _program(part)
-        reads_content = program not in _NO_CONTENT
+        spec = _program(part)
+        reads_content = spec is None or spec.opens_operands  # `rm .env` does not read it
         may_write = not part_is_read_only(part)
-        if may_write and program == "git" and (what := _git_configures(part)):
+        if may_write and spec is not None and spec.configures and (what := spec.configures(part.unwrapped.layers[-1][1:])):
             asks.append(what)
         for read in plan.reads:
             if reads_content and (rule := scope.matching_rule(read.path, "deny")):
@@ -88,7 +80,9 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 
                 )
             if reads_content and (rule := scope.matching_rule(read.path, "ask")):
                 asks.append(f"it would read {_shown(read.path)}, and the rule {rule} asks")
-            copies_trees = not may_write or program in _TREE_COPIERS
+            # A tree read by a read-only command, or by a program known to read or send every
+            # file under a directory it is given; `make -C src`, `python x.py src` are not judged.
+            copies_trees = not may_write or (spec is not None and spec.tree_copier)
             if read.kind == "tree" and copies_trees and (found := _tree_rule(scope, read.path)):
                 behavior, rule = found
                 verb = "denies" if behavior == "deny" else "asks for"
@@ -122,18 +116,10 @@ def _hidden_program(analysis: CommandAnalysis) -> str | None:
             continue
         if not argv[0].is_literal:
             return f"the program {argv[0].raw} is computed when the line runs"
-        if argv[0].value.rsplit("/", 1)[-1] in _STRING_RUNNERS and not all(word.is_literal for word in argv[1:]):
+        spec = program_spec(argv[0].value)
+        # It runs a command line given as arguments (a computed one hides what runs).
+        if spec.command_string is not None and spec.wrapper is None and not all(word.is_literal for word in argv[1:]):
             return f"{argv[0].value} runs a command line computed when the line runs"
-    return None
-
-
-def _git_configures(part: CommandPart) -> str | None:
-    """``git config``/``remote``/``submodule`` that may write git configuration, which
-    names commands git runs later (``core.hooksPath``, ``core.pager``, ``ext::`` URLs)."""
-    words = [word.value for word in part.unwrapped.layers[-1][1:] if word.is_literal]
-    subcommand = next((word for word in words if not word.startswith("-")), None)
-    if subcommand in ("config", "remote", "submodule"):
-        return f"git {subcommand} may change git configuration (.git/config, ~/.gitconfig), which can run commands"
     return None
 
 
@@ -142,9 +128,9 @@ def _holds_home(directory: Path, home: Path) -> bool:
     return any(spelling == home or spelling in home.parents for spelling in candidate_paths(directory))
 
 
-def _program(part: CommandPart) -> str | None:
+def _program(part: CommandPart) -> ProgramSpec | None:
     argv = part.unwrapped.layers[-1]
-    return argv[0].value.rsplit("/", 1)[-1] if argv and argv[0].is_literal else None
+    return program_spec(argv[0].value) if argv and argv[0].is_literal else None
 
 
 def _tree_rule(scope: ReadScope, directory: Path) -> tuple[str, str] | None:

@@ -15,23 +15,11 @@ from functools import lru_cache
 
 from nb_agent.shell.parse import ParsedCommand, SimpleCommand, parse_command
 from nb_agent.shell.parse_words import Word
+from nb_agent.shell.programs import CommandString, program_spec
 from nb_agent.shell.wrappers import Unwrapped, unwrap
 
 __all__ = ["CommandAnalysis", "CommandPart", "analyse_command", "command_strings", "words_text"]
 
-# Programs that run (part of) their argv as a command in ways :mod:`wrappers` does not
-# model: deny and ask rules are matched against every tail of their argv (`watch rm x`,
-# `flock f rm x`, `find . -exec rm {} ;`). Over-matching is the safe side for those rules.
-_COMMAND_RUNNERS = frozenset(
-    "watch unbuffer flock strace ltrace taskset chroot nsenter runuser su script busybox "
-    "parallel systemd-run firejail proot fakeroot valgrind catchsegv chronic caffeinate "
-    "nocache sg unshare dbus-run-session xvfb-run torsocks proxychains proxychains4 pkexec "
-    "find coproc".split()
-)
-# Programs whose option value (or joined arguments) is a command line of its own: it is
-# parsed and its parts are matched too (`sh -c 'rm x'`, `eval rm x`, `env -S 'rm x'`).
-_SHELLS = frozenset("sh bash dash zsh ksh mksh ash busybox".split())
-_COMMAND_STRING_OPTIONS = {"su": "-c", "runuser": "-c", "script": "-c", "flock": "-c"}
 _MAX_NESTING = 3
 
 # Control characters other than tab and newline, and Unicode blanks (which bash keeps
@@ -67,7 +55,10 @@ class CommandPart:
             last = layers[-1]
             layers.extend(last[index:] for index in range(1, len(last)))
         for layer in list(layers):
-            if layer and layer[0].is_literal and layer[0].value.rsplit("/", 1)[-1] in _COMMAND_RUNNERS:
+            # A program that runs part of its argv in a way no wrapper grammar models
+            # (`watch rm x`, `flock f rm x`, `find . -exec rm {} ;`): deny and ask rules
+            # see every tail of it. Over-matching is the safe side for those rules.
+            if layer and layer[0].is_literal and program_spec(layer[0].value).runs_argv_tail:
                 layers.extend(layer[index:] for index in range(1, len(layer)))
         texts: list[str] = []
         for layer in layers:
@@ -128,28 +119,47 @@ class CommandAnalysis:
 
 def command_strings(layer: tuple[Word, ...]) -> list[str]:
     """The literal command lines ``layer`` runs through a shell: ``sh -c STRING``,
-    ``su -c STRING``, ``eval WORDS``, ``env -S STRING``, ``watch WORDS``."""
+    ``su -c STRING``, ``eval WORDS``, ``env -S STRING``, ``watch WORDS`` (each program's
+    :attr:`~nb_agent.shell.programs.ProgramSpec.command_string`). They are parsed, and
+    their parts matched and judged, too."""
     if not layer or not layer[0].is_literal:
         return []
-    name = layer[0].value.rsplit("/", 1)[-1]
+    taking = program_spec(layer[0].value).command_string
     args = layer[1:]
-    if name in ("eval", "watch"):
+    if taking is None:
+        return []
+    if taking.kind == "joined":
         return [" ".join(word.value for word in args)] if args and all(word.is_literal for word in args) else []
     found: list[str] = []
     for index, word in enumerate(args):
         if not word.is_literal:
             continue
-        value = word.value
-        if name == "env" and value.startswith(("-S", "--split-string")):
-            inline = value[2:] if value.startswith("-S") else value.partition("=")[2]
-            nxt = args[index + 1] if index + 1 < len(args) else None
-            found.append(inline or (nxt.value if nxt is not None and nxt.is_literal else ""))
-        takes_string = (name in _SHELLS and value.startswith("-") and not value.startswith("--") and "c" in value) or (
-            _COMMAND_STRING_OPTIONS.get(name) == value or (name in ("su", "runuser") and value == "--command")
-        )
-        if takes_string and index + 1 < len(args) and args[index + 1].is_literal:
-            found.append(args[index + 1].value)
+        following = args[index + 1] if index + 1 < len(args) else None
+        given = _string_option(taking, word.value)
+        if given is None:
+            continue
+        if given:
+            found.append(given)
+        elif following is not None and following.is_literal:
+            found.append(following.value)
     return [line for line in found if line.strip()]
+
+
+def _string_option(taking: CommandString, value: str) -> str | None:
+    """Whether ``value`` is the option that gives the command string: ``""`` when the
+    string is the next word, the string itself when attached, ``None`` when it is not."""
+    if taking.kind == "shell":  # `sh -c`, `bash -ec`, `sh -xc`: a short cluster holding c
+        return "" if value.startswith("-") and not value.startswith("--") and "c" in value else None
+    for option in taking.options:
+        if option.startswith("--"):
+            name, equals, attached = value.partition("=")
+            if len(name) > 3 and option.startswith(name):  # GNU programs take abbreviations
+                return attached if equals else ""
+        elif value == option:
+            return ""
+        elif value.startswith(option):
+            return value[len(option) :]
+    return None
 
 
 @lru_cache(maxsize=256)

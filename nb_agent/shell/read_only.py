@@ -3,8 +3,7 @@
 The command is parsed (:mod:`nb_agent.shell.parse`), never matched with regexes,
 and judged as a whole: it is read-only only when every simple command in it, after
 stripping wrappers (``timeout``, ``nice``, ``time``, ``stdbuf``) and harmless prefixed
-assignments, is on the allow-list of :mod:`nb_agent.shell.read_only_commands` with
-safe arguments, and nothing around those commands can write or run code. Anything not
+assignments, is read-only with its arguments by its spec (:mod:`nb_agent.shell.programs`), and nothing around those commands can write or run code. Anything not
 understood makes the answer ``False``: a wrong ``False`` costs one prompt, a wrong
 ``True`` runs a command nobody approved.
 """
@@ -16,23 +15,19 @@ from collections.abc import Sequence
 
 from nb_agent.shell.command_parts import CommandAnalysis, CommandPart, analyse_command
 from nb_agent.shell.parse import Assignment, ParsedCommand, Redirect, SimpleCommand, Word
-from nb_agent.shell.read_only_args import OptionSpec, parse_options
-from nb_agent.shell.read_only_commands import is_safe_variable_name, rule_for
-from nb_agent.shell.wrappers import unwrap, wrapper_spec
+from nb_agent.shell.options import Options, parse_options
+from nb_agent.shell.programs import program_spec
+from nb_agent.shell.variables import is_safe_variable_name
+from nb_agent.shell.wrappers import unwrap
 
-__all__ = ["READ_ONLY_WRAPPERS", "is_read_only_command", "assignment_is_safe", "part_is_read_only", "structure_is_safe"]
+__all__ = ["is_read_only_command", "assignment_is_safe", "part_is_read_only", "structure_is_safe"]
 
-READ_ONLY_WRAPPERS = frozenset({"timeout", "nice", "time", "stdbuf"})
-"""Wrappers the read-only check looks through (``nohup`` may write ``nohup.out``)."""
 _NULL_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
-_DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
 _STANDARD_STREAMS = frozenset({"1", "2"})
 # Bash opens /dev/tcp/HOST/PORT and /dev/udp/... itself; /dev, /proc and /sys hold
 # devices and live kernel state. An input redirection reads a plain file or /dev/null.
 _SPECIAL_INPUT_ROOTS = ("/dev", "/proc", "/sys")
-
-_XARGS = wrapper_spec("xargs")
 
 
 def is_read_only_command(command: str) -> bool:
@@ -60,7 +55,9 @@ def is_read_only_command(command: str) -> bool:
     names: list[str] = []
     if not all(part_is_read_only(part, names) for part in analysis.parts):
         return False
-    return not ("git" in names and _DIRECTORY_CHANGERS.intersection(names))
+    # `cd elsewhere && git log` runs the other repository's hooks and configuration.
+    specs = [program_spec(name) for name in names]
+    return not (any(spec.uses_repository for spec in specs) and any(spec.changes_directory for spec in specs))
 
 
 def part_is_read_only(part: CommandPart, names: list[str] | None = None) -> bool:
@@ -130,8 +127,8 @@ def _simple_command_is_read_only(simple: SimpleCommand, names: list[str]) -> boo
 def _argv_is_read_only(argv: Sequence[Word], names: list[str]) -> bool:
     """Check one command line as a program will see it; ``names`` collects command names."""
     unwrapped = unwrap(argv)
-    count = 0  # leading wrappers that only change scheduling
-    while count < len(unwrapped.wrappers) and unwrapped.wrappers[count] in READ_ONLY_WRAPPERS:
+    count = 0  # leading wrappers that only change scheduling (not `nohup`: it writes nohup.out)
+    while count < len(unwrapped.wrappers) and program_spec(unwrapped.wrappers[count]).wrapper == "scheduling":
         count += 1
     if count >= len(unwrapped.layers):
         return False  # one of them was not understood
@@ -144,10 +141,10 @@ def _argv_is_read_only(argv: Sequence[Word], names: list[str]) -> bool:
         return False  # `$cmd`, `./script`, `/tmp/ls`: not the program we know
     name = head.value
     names.append(name)
-    if name == "xargs":
-        return _xargs_is_read_only(stripped[1:], names)
-    rule = rule_for(name)
-    return rule is not None and rule(stripped[1:])
+    spec = program_spec(name)
+    if spec.wrapper == "input" and spec.options is not None:
+        return _xargs_is_read_only(stripped[1:], spec.options, names)
+    return spec.read_only_arguments(stripped[1:])
 
 
 # Stands for the words xargs reads from its input: anything at all, options included.
@@ -157,10 +154,10 @@ _UNKNOWN_WORD = Word(
 )
 
 
-def _xargs_is_read_only(args: Sequence[Word], names: list[str]) -> bool:
+def _xargs_is_read_only(args: Sequence[Word], options: Options, names: list[str]) -> bool:
     """``xargs [options] command...`` runs ``command`` with words from its input appended
     (or substituted for ``-I`` replace-string); those words may be options."""
-    parsed = parse_options(args, _XARGS)
+    parsed = parse_options(args, options)
     if parsed is None:
         return False
     target = list(parsed.positionals)

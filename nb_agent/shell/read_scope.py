@@ -18,53 +18,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nb_agent.shell.read_plan import PathRead, ReadKind, ReadPlan
 from nb_agent.shell.command_parts import CommandAnalysis, CommandPart
 from nb_agent.shell.git_repo import discover_repository, git_run_problem
+from nb_agent.shell.options import may_give
 from nb_agent.shell.parse import Loop, Redirect
 from nb_agent.shell.parse_words import Word
+from nb_agent.shell.programs import ProgramSpec, program_spec
+from nb_agent.shell.read_plan import PathRead, ReadKind, ReadPlan
 
 __all__ = ["bash_read_plan"]
 
-# Commands that read no file whatever their arguments say.
-_NO_FILES = frozenset(
-    "echo printf pwd whoami id groups uname nproc free ps seq true false : sleep printenv "
-    "uptime arch locale getconf lscpu tty cal numfmt dirs whereis which type command "
-    "hostname env basename dirname nvidia-smi read".split()
-)
-# Commands that read only names and metadata (of the path and a directory's entries).
-_NAMES_ONLY = frozenset("ls du tree find stat realpath readlink df test [ [[".split())
-# Their first operand is a program or pattern, not a path (unless given by an option).
-_PROGRAM_FIRST = {
-    "grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD",
-    "rg": "efgtTmABCjMErd", "awk": "Fv", "gawk": "Fv", "mawk": "Fv", "nawk": "Fv",
-    "sed": "el", "jq": "fL",
-}
-_PROGRAM_OPTIONS = frozenset({"-e", "--regexp", "--expression", "-f", "--file"})
-_PROGRAM_VALUE_OPTIONS = frozenset({"-e", "--regexp", "--expression", "-F", "-v"})
 # Long options whose values are never paths (git log --since="$since").
 _NON_PATH_LONG = frozenset(
     "since until after before author committer grep format pretty date max-count "
     "regexp glob iglob type sort color colors".split()
 )
-_RECURSIVE_GREP = re.compile(r"-[A-Za-z]*[rR][A-Za-z]*|--recursive|--dereference-recursive|--directories=recurse|-drecurse")
 _MAX_GLOB_MATCHES = 2000
-# Subcommands that print file contents (or search them: `log -G`); `status`, `branch`,
-# `ls-files`, `rev-parse`... print names and hashes only.
-_GIT_CONTENT_SUBCOMMANDS = frozenset(
-    "log show diff diff-tree diff-index diff-files blame annotate whatchanged range-diff "
-    "cat-file grep reflog stash format-patch archive".split()
-)
-# `git log` options that print commit metadata, never file contents (an allow-list:
-# -p, -G, -S, -L, --word-diff... print or search contents).
-_GIT_LOG_LISTING = frozenset(
-    "--oneline --graph --decorate --no-decorate --all --branches --tags --remotes --no-merges "
-    "--merges --reverse --abbrev-commit --no-abbrev-commit --date --format --pretty --stat "
-    "--shortstat --numstat --name-only --name-status --max-count --skip --since --after "
-    "--until --before --author --committer --first-parent --topo-order --date-order "
-    "--no-color --color --relative-date -n".split()
-)
-_GIT_WIDENING = ("--follow", "-C", "--find-copies", "--find-copies-harder", "--textconv", "--no-index")
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 _HOME_PATH = re.compile(r'"?\$(?:HOME|\{HOME\})(/[^$`"\'\\*?\[\]{}~]*)?"?')
 # Anything that may give HOME another value in the line (`HOME=/x`, `export HOME`, `read HOME`),
@@ -115,23 +84,24 @@ def bash_read_plan(
     try:
         for part in analysis.parts:
             argv = _command_argv(part)
-            name = argv[0].value if argv and argv[0].is_literal else None
-            if name in ("cd", "pushd", "popd"):
-                _change_directory(scope, name, argv[1:])
-            if id(part) not in selected or name is None:
+            spec = program_spec(argv[0].value) if argv and argv[0].is_literal else None
+            if spec is not None and spec.changes_directory is not None:
+                _change_directory(scope, spec, argv[1:])
+            if id(part) not in selected or spec is None:
                 continue
-            if name == "git":
+            name = argv[0].value
+            if spec.uses_repository:
                 if not git_allowed:
-                    raise _Unknown("git reads the repository's configuration, and this folder is not trusted")
+                    raise _Unknown(f"{name} reads the repository's configuration, and this folder is not trusted")
                 if problem := git_run_problem(scope.cwds, project_dir=project_dir, env=env):
                     raise _Unknown(problem)
-                if git_prints_repository(argv[1:]):
+                if spec.reads_repository is not None and spec.reads_repository(argv[1:]):
                     _add_work_trees(scope)
-            if name == "xargs" or "xargs" in part.unwrapped.wrappers:
+            if spec.wrapper == "input" or any(program_spec(wrapper).wrapper == "input" for wrapper in part.unwrapped.wrappers):
                 raise _Unknown("xargs passes paths it reads from its input")
-            if any(word.is_literal and _reads_names_from_file(name, word.value) for word in argv[1:]):
+            if any(word.is_literal and _reads_names_from_file(spec, word.value) for word in argv[1:]):
                 raise _Unknown(f"{name} reads the names of the files it reads from a file")
-            _command_reads(scope, name, argv[1:])
+            _command_reads(scope, spec, argv[1:])
             _add_redirects(scope, part.simple.redirects, with_writes=with_writes)
         _add_redirects(scope, analysis.parsed.redirects, with_writes=with_writes)  # `{ ...; } < file` too
     except _Unknown as unknown:
@@ -157,23 +127,23 @@ def _command_argv(part: CommandPart) -> tuple[Word, ...]:
     return part.unwrapped.layers[-1]
 
 
-def _reads_names_from_file(program: str, option: str) -> bool:
+def _reads_names_from_file(spec: ProgramSpec, option: str) -> bool:
     """``--files0-from=LIST`` (sort, wc, du; GNU accepts any unambiguous abbreviation such
     as ``--files0`` or ``wc --f``), ``--files-from``: the paths come from a file's contents.
     (``rg --files`` and ``grep --file`` are other options.)"""
     name = option.partition("=")[0]
     if name.startswith(("--files0", "--files-f")):
         return True
-    return program in ("sort", "wc", "du") and len(name) >= 3 and "--files0-from".startswith(name)
+    return len(name) >= 3 and any(known.startswith(name) for known in spec.names_from_file)
 
 
-def _change_directory(scope: _Scope, name: str, args: Sequence[Word]) -> None:
+def _change_directory(scope: _Scope, spec: ProgramSpec, args: Sequence[Word]) -> None:
     operands = [arg for arg in args if not (arg.is_literal and arg.value.startswith("-") and arg.value != "-")]
-    if name == "popd" or (operands and operands[0].is_literal and operands[0].value == "-"):
+    if spec.changes_directory == "popd" or (operands and operands[0].is_literal and operands[0].value == "-"):
         scope.cwd_known = False
         return
     if not operands:
-        targets = {scope.home} if name == "cd" else set()
+        targets = {scope.home} if spec.changes_directory == "cd" else set()
     else:
         word = operands[0]
         if not word.is_literal and not _is_plain_tilde(word):
@@ -188,38 +158,35 @@ def _change_directory(scope: _Scope, name: str, args: Sequence[Word]) -> None:
     scope.cwds |= targets
 
 
-def _command_reads(scope: _Scope, name: str, args: Sequence[Word]) -> None:
-    if name in _NO_FILES:
+def _command_reads(scope: _Scope, spec: ProgramSpec, args: Sequence[Word]) -> None:
+    if spec.access == "none":
         return
-    kind: ReadKind = "names" if name in _NAMES_ONLY else "file"
-    skip = _program_operand(name, args)
+    kind: ReadKind = "names" if spec.access == "names" else "file"
+    skip = _program_operand(spec, args)
     operands = 0
     previous: Word | None = None
     for index, word in enumerate(args):
-        program_value = previous is not None and previous.is_literal and previous.value in _PROGRAM_VALUE_OPTIONS
+        text_value = previous is not None and previous.is_literal and previous.value in spec.text_options
         previous = word
-        if index == skip or (program_value and name in _PROGRAM_FIRST):
+        if index == skip or text_value:
             continue
         if not word.value.startswith("-"):
             operands += 1
         _add_word(scope, word, kind)
-    if name in ("ls", "du", "tree", "find"):
+    if spec.lists_working_directory:
         _add_cwds(scope, "names")
-    recursive = name == "rg" or (
-        name in ("grep", "egrep", "fgrep") and any(a.is_literal and _RECURSIVE_GREP.fullmatch(a.value) for a in args)
-    )
-    if recursive and operands == 0:
+    if (spec.always_recursive or may_give(args, spec.recursive)) and operands == 0:
         _add_cwds(scope, "tree")
 
 
-def _program_operand(name: str, args: Sequence[Word]) -> int | None:
+def _program_operand(spec: ProgramSpec, args: Sequence[Word]) -> int | None:
     """Index of the program/pattern operand (``grep PATTERN``, ``awk PROGRAM``), if any."""
-    valued = _PROGRAM_FIRST.get(name)
-    if valued is None:
+    if spec.operands != "pattern_then_paths" or spec.options is None:
         return None
-    if any(arg.is_literal and (arg.value in _PROGRAM_OPTIONS or arg.value.startswith(("--regexp=", "--file=")))
-           for arg in args):
+    given = spec.pattern_options
+    if any(arg.is_literal and (arg.value in given or arg.value.partition("=")[0] in given) for arg in args):
         return None  # the program came from an option; every operand is a path
+    valued = {name[1] for name in spec.options.valued if len(name) == 2}
     index = 0
     while index < len(args):
         text = args[index].value
@@ -231,47 +198,6 @@ def _program_operand(name: str, args: Sequence[Word]) -> int | None:
             index += 1  # the option's value is the next word
         index += 1
     return None
-
-
-def git_prints_repository(args: Sequence[Word]) -> bool:
-    """Can ``git <args>`` print the contents of files it was not given as literal paths
-    (``git log -p``, ``git show HEAD``, ``git diff``, ``git grep x``, ``git cat-file -p
-    SHA``, a search such as ``log -G``)? Yes unless its pathspecs, after ``--``, are all
-    plain literal paths (they are then read like any operand); ``blame`` / ``annotate``
-    print only the file they name."""
-    index = 0
-    while index < len(args) and args[index].may_be_option:
-        if not args[index].is_literal or args[index].value in ("-C", "-c") or args[index].value.startswith(
-            ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env")
-        ):
-            return True  # another repository or configuration: assume the worst
-        index += 1
-    if index == len(args):
-        return False
-    subcommand = args[index]
-    if not subcommand.is_literal:
-        return True
-    rest = args[index + 1 :]
-    if subcommand.value not in _GIT_CONTENT_SUBCOMMANDS:
-        return False
-    if any(not word.is_literal or word.value.startswith(_GIT_WIDENING) for word in rest):
-        return True  # a computed word, or history following renames / other files
-    if subcommand.value in ("blame", "annotate"):
-        return False
-    if subcommand.value in ("log", "reflog") and all(_git_log_lists_only(word.value) for word in rest):
-        return False  # `git log --oneline -5`: commit messages, no file contents
-    words = [word.value for word in rest]
-    if "--" not in words:
-        return True
-    pathspecs = words[words.index("--") + 1 :]
-    return not pathspecs or any(spec.startswith(":") or any(c in spec for c in "*?[") for spec in pathspecs)
-
-
-def _git_log_lists_only(word: str) -> bool:
-    if not word.startswith("-") or word == "--":
-        return True  # a revision, a path or a value: without a content option, log lists commits
-    name = word.partition("=")[0]
-    return name in _GIT_LOG_LISTING or word[1:].isdigit()
 
 
 def _add_work_trees(scope: _Scope) -> None:

@@ -15,6 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.messages import ContentBlock, SystemMessage
+from nb_agent.shell.programs import program_spec
+from nb_agent.shell.read_only import is_read_only_command
 from nb_agent.tools.base import (
     InterruptBehavior,
     ProgressCallback,
@@ -25,7 +27,6 @@ from nb_agent.tools.base import (
     ValidationResult,
 )
 from nb_agent.tools.bash.background import BackgroundShells
-from nb_agent.shell.read_only import is_read_only_command
 from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION, SandboxDecision, SandboxRuntime, command_wrapper
 from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
 from nb_agent.tools.bash import output_cap
@@ -41,22 +42,6 @@ _NOTES_RESERVE_CHARS = 1_000
 TimeoutAction = Literal["background", "kill"]
 TIMEOUT_ACTION_OPTION = "bash_timeout_action"
 """``ctx.options`` key: what a foreground timeout does, ``"background"`` (default) or ``"kill"``."""
-
-# Exit code 1 of these commands is an answer, not a failure (Claude Code's command
-# semantics): `grep` finding nothing must not abort the Bash calls running beside it.
-_BENIGN_EXIT_1: dict[str, str] = {
-    "grep": "No matches found",
-    "egrep": "No matches found",
-    "fgrep": "No matches found",
-    "rg": "No matches found",
-    "diff": "Files differ",
-    "cmp": "Files differ",
-    "test": "Condition is false",
-    "[": "Condition is false",
-    "[[": "Condition is false",
-    "find": "Some directories were inaccessible",
-}
-
 
 class BashInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -295,7 +280,10 @@ def _finished_result(
     if not chunk.truncated:
         running.output_path.unlink(missing_ok=True)
     exit_code = running.poll()
-    meaning = _BENIGN_EXIT_1.get(_last_command_name(running.command) or "") if exit_code == 1 else None
+    # Exit code 1 of some commands is an answer, not a failure (Claude Code's command
+    # semantics): `grep` finding nothing must not abort the Bash calls running beside it.
+    last = _last_command_name(running.command) if exit_code == 1 else None
+    meaning = program_spec(last).benign_exit_1 if last else None
     return BashResult(
         command=running.command,
         output=chunk.render(),
