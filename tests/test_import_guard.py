@@ -99,7 +99,7 @@ def test_lazy_imports_inside_nb_agent_functions_are_guarded(folder, marks):
     _plant(folder, marks, ["nbformat", "html2text", "tree_sitter", "tree_sitter_bash", "markdown_it"])
     done = _run(folder, """
         import nb_agent
-        from nb_agent.tools.bash.parse import parse_command
+        from nb_agent.shell.parse import parse_command
         parse_command("ls -la | wc -l")
         from nb_agent.tools.web.convert import html_to_markdown
         html_to_markdown("<p>hi</p>")
