@@ -254,9 +254,12 @@ def start_command(
             stderr=subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
+            pass_fds=getattr(wrapper, "pass_fds", ()),  # the sandbox's seccomp program
         )
     finally:
         os.close(fd)
+        if hasattr(wrapper, "started"):
+            wrapper.started()
     running = RunningCommand(
         command=command, process=process, output_path=output_path, cwd_path=cwd_path, sandboxed=wrapper is not None
     )

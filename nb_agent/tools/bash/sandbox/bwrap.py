@@ -27,9 +27,14 @@ from nb_agent.tools.bash.sandbox.plan import SandboxPlan
 __all__ = ["bwrap_command", "bridge_prefix", "host_python"]
 
 
-def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str]) -> list[str]:
-    """``bwrap [options] -- argv`` for ``plan``."""
-    args = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
+def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp_fd: int | None = None) -> list[str]:
+    """``bwrap [options] -- argv`` for ``plan``; ``seccomp_fd`` (an inherited descriptor
+    holding :mod:`.seccomp`'s program) keeps the command off Unix sockets. With the proxy
+    bridge, which itself needs a Unix socket to reach the proxy, the bridge installs the
+    filter just before it runs the command instead of bubblewrap."""
+    # --as-pid-1: no bubblewrap reaper inside. That reaper runs without the seccomp filter and
+    # is ptrace-able by the command (same user): it could be made to open a Unix socket.
+    args = [bwrap, "--die-with-parent", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
     if plan.network != "all":
         args.append("--unshare-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -49,8 +54,11 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str]) -> list[st
         if _under(Path(host_python()), Path("/tmp")):
             args += ["--ro-bind", sys.base_prefix, sys.base_prefix]  # the bridge's interpreter
     args += ["--bind", str(plan.cwd_file), str(plan.cwd_file)]
+    bridge = bridge_prefix(plan, seccomp_fd=seccomp_fd)
+    if seccomp_fd is not None and not bridge:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", str(plan.cwd), "--"]
-    return args + list(bridge_prefix(plan)) + list(argv)
+    return args + bridge + list(argv)
 
 
 def _visible(plan: SandboxPlan, paths: Sequence[Path]) -> list[Path]:
@@ -69,8 +77,9 @@ def _under(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
 
-def bridge_prefix(plan: SandboxPlan) -> list[str]:
-    """With the filtering proxy: start the in-sandbox bridge first (it execs ``argv``).
+def bridge_prefix(plan: SandboxPlan, *, seccomp_fd: int | None = None) -> list[str]:
+    """With the filtering proxy: start the in-sandbox bridge first (it execs ``argv``,
+    after installing the filter in ``seccomp_fd`` when given).
 
     The bridge's source goes in with ``-c`` and the interpreter is the real one behind a
     virtual environment's link: a checkout or venv under ``/tmp`` is not visible inside,
@@ -79,7 +88,8 @@ def bridge_prefix(plan: SandboxPlan) -> list[str]:
     if plan.proxy is None or plan.proxy.socket_path is None:
         return []
     source = Path(__file__).with_name("bridge.py").read_text(encoding="utf-8")
-    return [host_python(), "-S", "-I", "-c", source, str(plan.proxy.socket_path), str(plan.proxy.port), "--"]
+    fd = "-" if seccomp_fd is None else str(seccomp_fd)
+    return [host_python(), "-S", "-I", "-c", source, str(plan.proxy.socket_path), str(plan.proxy.port), fd, "--"]
 
 
 def host_python() -> str:

@@ -40,3 +40,5 @@ class SandboxPlan:
     network: NetworkMode = "none"
     proxy: ProxyEndpoint | None = None
     allow_local_binding: bool = False
+    block_unix_sockets: bool = True
+    """Refuse ``socket(AF_UNIX)`` to the command (Linux: :mod:`.seccomp`)."""

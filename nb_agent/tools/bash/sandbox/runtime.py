@@ -32,6 +32,7 @@ from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, Sandbox
 from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
 from nb_agent.tools.bash.sandbox.guard import quarantine_created
+from nb_agent.tools.bash.sandbox.seccomp import filter_fd, unix_socket_filter
 from nb_agent.tools.bash.sandbox.secrets import protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
 
@@ -186,6 +187,7 @@ class SandboxRuntime:
             network=self.network_mode,
             proxy=self._proxy_endpoint(),
             allow_local_binding=self.settings.network.allow_local_binding,
+            block_unix_sockets=not self.settings.network.allow_all_unix_sockets,
         )
 
     def _proxy_endpoint(self) -> ProxyEndpoint | None:
@@ -206,13 +208,30 @@ class SandboxRuntime:
         """Hosts the filtering proxy refused so far."""
         return list(self._proxy.blocked) if self._proxy is not None else []
 
-    def wrap(self, plan: SandboxPlan, argv: Sequence[str]) -> list[str]:
-        """``argv`` run inside the sandbox described by ``plan``."""
+    def wrap(self, plan: SandboxPlan, argv: Sequence[str], *, seccomp_fd: int | None = None) -> list[str]:
+        """``argv`` run inside the sandbox described by ``plan`` (``seccomp_fd``: see
+        :meth:`unix_socket_filter`; the caller passes it to the child)."""
         a = self.availability
         if a.backend == "seatbelt":
             return seatbelt_command(plan, argv)
         assert a.executable is not None
-        return bwrap_command(a.executable, plan, argv)
+        return bwrap_command(a.executable, plan, argv, seccomp_fd=seccomp_fd)
+
+    def unix_socket_filter(self, plan: SandboxPlan) -> bytes | None:
+        """The seccomp program that keeps ``plan``'s command off Unix sockets (bubblewrap),
+        None when the plan allows them or the filter cannot be built (:meth:`unix_socket_gap`)."""
+        if not plan.block_unix_sockets or self.availability.backend != "bubblewrap":
+            return None
+        return unix_socket_filter()[0]
+
+    def unix_socket_gap(self) -> str | None:
+        """Why sandboxed commands can reach Unix sockets, when they can."""
+        if self.settings.network.allow_all_unix_sockets:
+            return "allowed (sandbox.network.allowAllUnixSockets)"
+        if self.availability.backend != "bubblewrap":
+            return None
+        program, reason = unix_socket_filter()
+        return None if program is not None else f"NOT blocked: {reason}; install libseccomp2 and pyseccomp"
 
     def environment(self, env: dict[str, str], plan: SandboxPlan) -> dict[str, str]:
         """The command's environment inside: no credentials, ``TMPDIR`` the private tmp."""
@@ -259,6 +278,10 @@ class SandboxRuntime:
         if self.blocked_hosts:
             network += f"; refused so far: {', '.join(dict.fromkeys(self.blocked_hosts))}"
         lines.append(f"network       {network}")
+        sockets = self.unix_socket_gap() or "blocked (seccomp: no socket(AF_UNIX); sandbox.network.allowAllUnixSockets lifts it)"
+        if s.network.allow_unix_sockets and self.availability.backend == "bubblewrap":
+            sockets += "; allowUnixSockets is not honoured on Linux (a socket cannot be allowed by path)"
+        lines.append(f"unix sockets  {sockets}")
         hidden = secret_paths(self.home, s.deny_read)
         lines.append(f"hidden        {', '.join(map(str, hidden)) or '(no secret paths exist)'}")
         lines.append("environment   credential variables removed (*TOKEN*, *SECRET*, *KEY*, AWS_*, …)")
@@ -293,11 +316,22 @@ class command_wrapper:  # noqa: N801 - used like a function: command_wrapper(run
         self._runtime = runtime
         self._additional = tuple(additional_directories)
         self._plan: SandboxPlan | None = None
+        self.pass_fds: tuple[int, ...] = ()
+        """Descriptors the sandbox reads at start (the seccomp program), open until :meth:`started`."""
 
     def __call__(self, argv: list[str], env: dict[str, str], *, cwd: Path, cwd_file: Path) -> tuple[list[str], dict[str, str]]:
         plan = self._runtime.plan(cwd=cwd, additional_directories=self._additional, cwd_file=cwd_file)
         self._plan = plan
-        return self._runtime.wrap(plan, argv), self._runtime.environment(env, plan)
+        program = self._runtime.unix_socket_filter(plan)
+        fd = filter_fd(program) if program is not None else None
+        self.pass_fds = () if fd is None else (fd,)
+        return self._runtime.wrap(plan, argv, seccomp_fd=fd), self._runtime.environment(env, plan)
+
+    def started(self) -> None:
+        """The child has its copies of :attr:`pass_fds`: close ours."""
+        for fd in self.pass_fds:
+            os.close(fd)
+        self.pass_fds = ()
 
     def after_exit(self) -> list[str]:
         return quarantine_created(self._plan.absent_protected) if self._plan is not None else []

@@ -64,7 +64,8 @@ PRIVILEGED_SOCKETS: tuple[str, ...] = (
     "/var/snap/lxd/common/lxd/unix.socket",
 )
 """Sockets of daemons that start containers or services for whoever connects: reaching one
-from inside is a way out (bubblewrap has no seccomp filter for Unix sockets here)."""
+from inside is a way out. Hidden as well as blocked (:mod:`.seccomp`): they stay out of
+reach where the filter is missing or ``allowAllUnixSockets`` lifts it."""
 
 PROTECTED_NAMES: tuple[str, ...] = (
     ".git/hooks",

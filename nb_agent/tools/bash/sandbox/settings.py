@@ -35,6 +35,12 @@ class NetworkSettings:
     """macOS: let a sandboxed server listen on localhost. (Linux: a private loopback always works.)"""
     allow_all: bool = False
     """nb_agent's own key ``sandbox.network.allowAll``: no network isolation at all."""
+    allow_unix_sockets: tuple[Path, ...] = ()
+    """macOS: Unix sockets a sandboxed command may connect to. Linux cannot allow one socket
+    by path (seccomp does not see a ``connect()``'s address): listed there, they are reported
+    as not allowed and ``allowAllUnixSockets`` is the way to reach them."""
+    allow_all_unix_sockets: bool = False
+    """Lift the block on Unix sockets (:mod:`.seccomp`): every socket in the sandbox's view is reachable."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,13 +187,17 @@ def _merge_network(current: NetworkSettings, raw: Any, *, source: str, trusted: 
         warnings.append(f"{source} settings: sandbox.network must be an object; ignored")
         return current
     domains = _strings(raw.get("allowedDomains"), f"{source} settings: sandbox.network.allowedDomains", warnings)
-    loosening = [key for key in ("allowLocalBinding", "allowAll") if raw.get(key) is True]
-    if not trusted and (domains or loosening):
-        names = ", ".join([*(["allowedDomains"] if domains else []), *loosening])
+    sockets = _strings(raw.get("allowUnixSockets"), f"{source} settings: sandbox.network.allowUnixSockets", warnings)
+    loosening = [key for key in ("allowLocalBinding", "allowAll", "allowAllUnixSockets") if raw.get(key) is True]
+    if not trusted and (domains or sockets or loosening):
+        names = ", ".join([*(["allowedDomains"] if domains else []), *(["allowUnixSockets"] if sockets else []), *loosening])
         warnings.append(f"{source} settings: sandbox.network {names} would loosen the sandbox; ignored (only your user settings can)")
         return current
-    changes: dict[str, Any] = {"allowed_domains": tuple(dict.fromkeys((*current.allowed_domains, *domains)))}
-    for key, attr in (("allowLocalBinding", "allow_local_binding"), ("allowAll", "allow_all")):
+    changes: dict[str, Any] = {
+        "allowed_domains": tuple(dict.fromkeys((*current.allowed_domains, *domains))),
+        "allow_unix_sockets": tuple(dict.fromkeys((*current.allow_unix_sockets, *(Path(os.path.expanduser(p)) for p in sockets)))),
+    }
+    for key, attr in (("allowLocalBinding", "allow_local_binding"), ("allowAll", "allow_all"), ("allowAllUnixSockets", "allow_all_unix_sockets")):
         value = raw.get(key)
         if isinstance(value, bool):
             changes[attr] = value

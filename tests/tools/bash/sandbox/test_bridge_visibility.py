@@ -28,4 +28,4 @@ def test_the_bridge_runs_the_real_interpreter_with_its_source_inline(tmp_path: P
     assert prefix[0] == os.path.realpath(sys.executable) != str(venv_python)
     assert prefix[1:4] == ["-S", "-I", "-c"]
     assert "def main(argv" in prefix[4]  # the bridge's source, not a path that may be hidden
-    assert prefix[5:] == ["/run/proxy.sock", "3128", "--"]
+    assert prefix[5:] == ["/run/proxy.sock", "3128", "-", "--"]  # "-": no seccomp descriptor
