@@ -7,14 +7,14 @@ a notebook with the same answers gives the same output.
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
-from nb_agent.jupyter.view import interaction_render
-from nb_agent.jupyter.view.markdown_stream import render_markdown
+from nb_agent.jupyter.html import Html, el, markdown, markdown_source, style
+from nb_agent.jupyter.view import interaction_render, theme
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.subagent_card import static_html, static_markdown, static_plain, static_summary
+from nb_agent.jupyter.view.tool_card import NOTICE_TONE, images_html
 
 STATUS_ICONS = {
     "done": "✓",
@@ -128,43 +128,40 @@ def render_markdown_text(state: RunState) -> str:
     return "\n\n".join(parts) if parts else "_(no answer)_"
 
 
-def _result_details(card: ToolCall) -> str:
+def _result_details(card: ToolCall) -> Html | None:
     text = card.result_text
     if len(text) > MAX_RESULT_PREVIEW_CHARS:
         text = text[:MAX_RESULT_PREVIEW_CHARS] + f"\n… ({len(card.result_text) - MAX_RESULT_PREVIEW_CHARS:,} more characters)"
     if not text.strip():
-        return ""
-    return (
-        "<details><summary>result</summary>"
-        f'<pre style="white-space:pre-wrap;max-height:20em;overflow:auto">{html.escape(text)}</pre></details>'
-    )
+        return None
+    return el("details", el("summary", "result"), el("pre", text, style=style(white_space="pre-wrap", max_height="20em", overflow="auto")))
 
 
-def _card_html(card: ToolCall, images_left: list[int]) -> str:
+def _tool_class(card: ToolCall) -> str:
+    return f"nb-agent-tool nb-agent-{card.status.replace(' ', '-')}"
+
+
+def _card_html(card: ToolCall, images_left: list[int]) -> Html:
     if interaction_render.handles(card):
         preview = input_preview(card, limit=120)
-        line = html.escape(f"{STATUS_ICONS.get(card.status, '•')} {card.name} {preview} — {card.status}{_notes(card)}".replace("`", ""))
-        body = interaction_render.body_html(card) + (_result_details(card) if card.status == "error" else "")
-        return f'<li class="nb-agent-tool nb-agent-{card.status.replace(" ", "-")}">{line}{body}</li>'
-    line = html.escape(_tool_line(card).replace("**", "").replace("`", ""))
+        line = f"{STATUS_ICONS.get(card.status, '•')} {card.name} {preview} — {card.status}{_notes(card)}".replace("`", "")
+        return el("li", line, interaction_render.body_html(card), _result_details(card) if card.status == "error" else None, cls=_tool_class(card))
+    line = _tool_line(card).replace("**", "").replace("`", "")
     body = static_html(card.subagent) if card.subagent is not None else _result_details(card)
-    pictures = ""
-    for media_type, data in card.result_images:
-        if images_left[0] <= 0 or len(data) > MAX_STATIC_IMAGE_CHARS:
-            continue
-        images_left[0] -= 1
-        pictures += f'<div><img style="max-width:100%" src="data:{html.escape(media_type)};base64,{data}"/></div>'
-    return f'<li class="nb-agent-tool nb-agent-{card.status.replace(" ", "-")}">{line}{body}{pictures}</li>'
+    images = [image for image in card.result_images if len(image[1]) <= MAX_STATIC_IMAGE_CHARS][: max(images_left[0], 0)]
+    pictures = images_html(images, len(images))
+    images_left[0] -= len(pictures)
+    return el("li", line, body, pictures, cls=_tool_class(card))
 
 
-def render_html(state: RunState) -> str:
-    parts: list[str] = []
-    tools: list[str] = []
+def render_html(state: RunState) -> Html:
+    parts: list[Html] = []
+    tools: list[Html] = []
     images_left = [MAX_STATIC_IMAGES]
 
     def flush_tools() -> None:
         if tools:
-            parts.append('<ul class="nb-agent-tools" style="list-style:none;padding-left:0.5em">' + "".join(tools) + "</ul>")
+            parts.append(el("ul", tools, cls="nb-agent-tools", style=style(list_style="none", padding_left="0.5em")))
             tools.clear()
 
     for item in state.items:
@@ -174,15 +171,14 @@ def render_html(state: RunState) -> str:
             if item.kind != "text" or not item.text.strip():
                 continue
             flush_tools()
-            parts.append(render_markdown(item.text))
+            parts.append(markdown(item.text))
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             flush_tools()
-            color = {"error": "#b00020", "warning": "#8a6d00"}.get(item.level, "#555")
-            parts.append(f'<p style="color:{color};white-space:pre-wrap">{html.escape(item.text)}</p>')
+            parts.append(el("p", item.text, style=theme.text(NOTICE_TONE.get(item.level, theme.MUTED), style(white_space="pre-wrap"))))
     flush_tools()
     if state.interrupted:
-        parts.append(f'<p style="color:#b00020">⏹ {html.escape(INTERRUPTED_NOTICE)}</p>')
-    return '<div class="nb-agent-result">' + ("".join(parts) or "<p><em>(no answer)</em></p>") + "</div>"
+        parts.append(el("p", f"⏹ {INTERRUPTED_NOTICE}", style=theme.TEXT[theme.ERROR]))
+    return el("div", parts or el("p", el("em", "(no answer)")), cls="nb-agent-result")
 
 
 def render_plain(state: RunState) -> str:
@@ -210,6 +206,6 @@ def static_bundle(state: RunState) -> dict[str, Any]:
     """The MIME bundle that replaces the live view."""
     return {
         "text/html": render_html(state),
-        "text/markdown": render_markdown_text(state),
+        "text/markdown": markdown_source(render_markdown_text(state)),
         "text/plain": render_plain(state),
     }

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 
+from nb_agent.jupyter.html import markdown as render_markdown
 from nb_agent.jupyter.static_render import static_bundle
-from nb_agent.jupyter.view.markdown_stream import MarkdownStream, render_markdown
+from nb_agent.jupyter.view.markdown_stream import MarkdownStream
 from nb_agent.jupyter.view.run_state import Approval, Notice, RunState, TextBlock, ToolCall
 from nb_agent.jupyter.view.tool_card import card_html, extract_diff
+from nb_agent.testing.images import decoded_size, png_base64
 
 DOC = (
     "# Title\n\nSome *emphasis* and a [link](https://example.com).\n\n"
@@ -92,7 +95,7 @@ def _state() -> RunState:
         tool_use_id="t2", name="Bash", input={"command": "rm -rf /"}, input_complete=True, status="denied",
         approval=Approval(message="?", suggested_rule="Bash(rm:*)", answer="deny", feedback="never"),
     )  # fmt: skip
-    plot = ToolCall(tool_use_id="t3", name="ExecuteCode", input={"code": "plot()"}, input_complete=True, status="done", result_images=[("image/png", "iVBORw0KGgo=")])
+    plot = ToolCall(tool_use_id="t3", name="ExecuteCode", input={"code": "plot()"}, input_complete=True, status="done", result_images=[("image/png", png_base64(5, 4))])
     last = TextBlock(kind="text")
     last.stream.finish("Done: `file.txt`.")
     for item in (thought, first, card, denied, plot, Notice(level="warning", text="careful"), last):
@@ -110,7 +113,9 @@ def test_static_bundle_has_answer_and_tool_list_without_volatile_data():
     assert "secret reasoning" not in markdown
     assert "12.3" not in markdown and "$" not in markdown  # no timings or costs: stable re-execution
     html = bundle["text/html"]
-    assert "<strong>plan</strong>" in html and "data:image/png;base64,iVBORw0KGgo=" in html
+    assert "<strong>plan</strong>" in html
+    sources = re.findall(r'<img[^>]* src="([^"]+)"', html)
+    assert len(sources) == 1 and decoded_size(sources[0]) == (5, 4)  # the image, decoded and encoded again
     assert "careful" in html and "file.txt" in bundle["text/plain"]
     assert static_bundle(_state()) == bundle  # deterministic
 

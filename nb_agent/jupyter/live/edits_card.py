@@ -9,9 +9,9 @@ The revert data is each edit's inverse operations; a revert applies them newest 
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from nb_agent.jupyter.html import el
 from nb_agent.jupyter.live.run import EditRecord, LiveRun
 
 EDITS_MIME = "application/vnd.nb-agent.edits+json"
@@ -46,19 +46,23 @@ def _line(entry: dict[str, Any]) -> str:
 
 def edits_bundle(run: LiveRun) -> dict[str, Any] | None:
     """The card's MIME bundle, or ``None`` when the run made no edit."""
-    if not run.edits:
+    return records_bundle(run.edits, run_id=run.run_id, notebook_path=run.document.snapshot.notebook_path)
+
+
+def records_bundle(records: list[EditRecord], *, run_id: str, notebook_path: str) -> dict[str, Any] | None:
+    """The card's MIME bundle for ``records`` (oldest first), or ``None`` without any."""
+    if not records:
         return None
-    entries = [_entry(record) for record in run.edits]
+    entries = [_entry(record) for record in records]
     title = f"Notebook edits of this run ({len(entries)})"
     lines = [_line(entry) for entry in entries]
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
     return {
         EDITS_MIME: {
             "version": EDITS_VERSION,
-            "run_id": run.run_id,
-            "notebook_path": run.document.snapshot.notebook_path,
+            "run_id": run_id,
+            "notebook_path": notebook_path,
             "edits": entries,  # oldest first; a revert applies them newest first
         },
-        "text/html": f"<div class='nb-agent-edits'><b>{html.escape(title)}</b><ul>{items}</ul></div>",
+        "text/html": el("div", el("b", title), el("ul", [el("li", line) for line in lines]), cls="nb-agent-edits"),
         "text/plain": "\n".join([title + ":"] + [f"- {line}" for line in lines]),
     }

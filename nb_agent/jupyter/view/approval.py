@@ -10,11 +10,12 @@ and resolves the future. Feedback is given by updating widgets, never by printin
 from __future__ import annotations
 
 import asyncio
-import html
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from nb_agent.jupyter.html import el
+from nb_agent.jupyter.view import theme
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny, PermissionRequest, PermissionResult
 
 if TYPE_CHECKING:
@@ -77,8 +78,8 @@ class ApprovalRow:
             ),
             "deny": w.Button(description="Deny", button_style="danger", layout=layout, style=button_style),
         }
-        rule_text = f"adds <code>{html.escape(suggested_rule)}</code>" if suggested_rule else "(no rule to add)"
-        self.rule = w.HTML(value=f'<span style="font-size:0.85em;color:#555">{rule_text}</span>', layout=layout, style=html_style)
+        rule_text = ["adds ", el("code", suggested_rule)] if suggested_rule else "(no rule to add)"
+        self.rule = w.HTML(value=el("span", rule_text, style=theme.small(theme.MUTED)), layout=layout, style=html_style)
         self.feedback = w.Text(placeholder=FEEDBACK_PLACEHOLDER, layout=layout, style=text_style, continuous_update=True)
         for answer, button in self.buttons.items():
             button.on_click(lambda _button, answer=answer: self._clicked(answer))

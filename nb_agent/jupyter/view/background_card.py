@@ -12,12 +12,25 @@ import asyncio
 import logging
 from typing import Any
 
+from nb_agent.jupyter.html import el, markdown_source
 from nb_agent.jupyter.view.subagent import SubagentView
 from nb_agent.jupyter.view.subagent_card import live_subagent_html, static_html, static_markdown, static_plain, static_summary
 
 log = logging.getLogger(__name__)
 
 UPDATE_INTERVAL_S = 0.5
+
+
+def background_bundle(view: SubagentView) -> dict[str, str]:
+    """The card of a background agent: live while it runs, its static form once it ended."""
+    if not view.finished:
+        return {"text/html": live_subagent_html(view), "text/plain": f"Agent {static_summary(view)}"}
+    line = f"Background agent {static_summary(view)}"
+    return {
+        "text/html": el("div", el("p", line), static_html(view), cls="nb-agent-result"),
+        "text/markdown": markdown_source(f"- **{line}**\n{static_markdown(view)}"),
+        "text/plain": f"{line}\n{static_plain(view)}",
+    }
 
 
 class BackgroundAgentCard:
@@ -32,15 +45,7 @@ class BackgroundAgentCard:
         run.listeners.append(self._on_event)
 
     def bundle(self) -> dict[str, str]:
-        view = self.view
-        if not view.finished:
-            return {"text/html": live_subagent_html(view), "text/plain": f"Agent {static_summary(view)}"}
-        line = f"Background agent {static_summary(view)}"
-        return {
-            "text/html": f'<div class="nb-agent-result"><p>{line}</p>{static_html(view)}</div>',
-            "text/markdown": f"- **{line}**\n{static_markdown(view)}",
-            "text/plain": f"{line}\n{static_plain(view)}",
-        }
+        return background_bundle(self.view)
 
     def _on_event(self, event: Any) -> None:
         self.view.take(event)

@@ -1,16 +1,17 @@
 """How the cards of the tools that talk with the user (and search the web) look: the
 todo checklist, the questions with their answers, the plan with its decision, search
 results as links. Pure functions of a :class:`ToolCall` used by the live card, the
-static rendering and the text view; every piece of model text is escaped.
+static rendering and the text view; markup is made by :mod:`nb_agent.jupyter.html`.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
-from nb_agent.jupyter.view.markdown_stream import render_markdown
+from nb_agent.jupyter.html import Html, WebUrl, el, join, style, web_url
+from nb_agent.jupyter.html import markdown as markdown_html
+from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.run_state import ToolCall
 
 HANDLED = frozenset({"TodoWrite", "AskUserQuestion", "ExitPlanMode", "EnterPlanMode", "WebSearch"})
@@ -35,11 +36,10 @@ def _structured(card: ToolCall, key: str) -> Any:
     return card.structured.get(key) if isinstance(card.structured, dict) else None
 
 
-_WEB_URL = re.compile(r"https?://[^\s/?#]+", re.IGNORECASE)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
 
-def _search_links(card: ToolCall) -> list[tuple[str, str | None]]:
+def _search_links(card: ToolCall) -> list[tuple[str, WebUrl | None]]:
     """WebSearch's results as (title, url); the url is None unless it is http(s): results
     come from the web, and anything else (``javascript:``, ``data:``) must not be clickable."""
     links = []
@@ -47,15 +47,16 @@ def _search_links(card: ToolCall) -> list[tuple[str, str | None]]:
         if not isinstance(link, dict):
             continue
         url, title = str(link.get("url", "")), str(link.get("title") or link.get("url", ""))
-        links.append((title, url if _WEB_URL.match(url) else None))
+        links.append((title, web_url(url)))
     return links
 
 
-def _md_link(title: str, url: str | None) -> str:
+def _md_link(title: str, link: WebUrl | None) -> str:
     """A Markdown link whose title cannot end it early; a non-web result as text only."""
     text = _MD_SPECIAL.sub(r"\\\1", title)
-    if url is None:
+    if link is None:
         return text
+    url = link.value
     for char, code in ((" ", "%20"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E")):
         url = url.replace(char, code)
     return f"[{text}]({url})"
@@ -138,7 +139,7 @@ def _todo_md(todo: dict[str, Any]) -> str:
 # --- HTML (live card and static) ---------------------------------------------------------
 
 
-def body_html(card: ToolCall) -> str:
+def body_html(card: ToolCall) -> Html | None:
     """The card's body in place of its raw input/result."""
     if card.name == "TodoWrite":
         return todos_html(_todos(card))
@@ -147,34 +148,41 @@ def body_html(card: ToolCall) -> str:
         rows = []
         for q in _questions(card):
             answer = answers.get(q.get("question"))
-            said = f' → <b>{html.escape(answer)}</b>' if answer else ""
-            rows.append(f'<div><span style="background:#e3f2fd;border-radius:3px;padding:0 4px;font-size:0.8em">{html.escape(str(q.get("header", "")))}</span> {html.escape(str(q.get("question", "")))}{said}</div>')
-        return "".join(rows)
+            rows.append(
+                el(
+                    "div",
+                    el("span", str(q.get("header", "")), style=theme.CHIP),
+                    " ",
+                    str(q.get("question", "")),
+                    [" → ", el("b", str(answer))] if answer else None,
+                )
+            )
+        return join(rows)
     if card.name == "ExitPlanMode":
-        plan = render_markdown(str(card.input.get("plan", "")))
-        return f'<div style="border:1px solid #ddd;border-radius:4px;padding:2px 10px;margin:4px 0">{plan}</div>'
+        return el("div", markdown_html(str(card.input.get("plan", ""))), style=theme.BOXED)
     if card.name == "WebSearch":
-        items = "".join(
-            f'<li><a href="{html.escape(url)}" target="_blank" rel="noopener noreferrer">{html.escape(title)}</a></li>'
-            if url is not None
-            else f"<li>{html.escape(title)}</li>"
-            for title, url in _search_links(card)
-        )
-        return f'<ul style="margin:2px 0">{items}</ul>' if items else ""
-    return ""
+        items = [el("li", el("a", title, href=url) if url is not None else title) for title, url in _search_links(card)]
+        return el("ul", items, style=style(margin="2px 0")) if items else None
+    return None
 
 
-def todos_html(todos: list[dict[str, Any]]) -> str:
+_ROW_STYLE = {
+    "in_progress": theme.text(theme.INFO, style(font_weight="bold")),
+    "completed": theme.TEXT[theme.MUTED],
+}
+
+
+def todos_html(todos: list[dict[str, Any]]) -> Html:
     """A checklist; the item in progress is highlighted."""
     rows = []
     for todo in todos:
         status = str(todo.get("status", "pending"))
         mark = _MARKS.get(status, "☐")
         if status == "in_progress":
-            label = html.escape(str(todo.get("activeForm") or todo.get("content", "")))
-            rows.append(f'<li style="font-weight:bold;color:#1565c0;background:rgba(21,101,192,0.08)">{mark} {label}</li>')
+            label: Any = str(todo.get("activeForm") or todo.get("content", ""))
         elif status == "completed":
-            rows.append(f'<li style="color:#777">{mark} <s>{html.escape(str(todo.get("content", "")))}</s></li>')
+            label = el("s", str(todo.get("content", "")))
         else:
-            rows.append(f"<li>{mark} {html.escape(str(todo.get('content', '')))}</li>")
-    return f'<ul class="nb-agent-todos" style="list-style:none;padding-left:0.5em;margin:2px 0">{"".join(rows)}</ul>'
+            label = str(todo.get("content", ""))
+        rows.append(el("li", mark, " ", label, style=_ROW_STYLE.get(status)))
+    return el("ul", rows, cls="nb-agent-todos", style=style(list_style="none", padding_left="0.5em", margin="2px 0"))

@@ -10,29 +10,17 @@ block is rendered whole once, and the static rendering always renders whole.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
+from nb_agent.jupyter.html import Html, join, markdown
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-@lru_cache(maxsize=1)
-def _markdown() -> Any:
-    from markdown_it import MarkdownIt
-
-    # html=False: raw HTML in the model's answer is shown as text, never injected.
-    return MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
-
-
-def render_markdown(text: str) -> str:
-    """Markdown to HTML (CommonMark plus tables and strikethrough; raw HTML escaped)."""
-    return _markdown().render(text)
 
 
 class MarkdownStream:
     """Accumulates streamed text; :meth:`html` returns the rendering of all of it."""
 
-    def __init__(self, render: Any = render_markdown) -> None:
+    def __init__(self, render: Any = markdown) -> None:
         self._render = render
         self._parts: list[str] = []
         self._text = ""
@@ -44,9 +32,9 @@ class MarkdownStream:
         """Length of the prefix whose HTML is cached."""
         self._pending_boundary = 0
         """The furthest stable boundary found so far (rendered lazily by :meth:`html`)."""
-        self._stable_html: list[str] = []
+        self._stable_html: list[Html] = []
         self._final: str | None = None
-        self._final_html: str | None = None
+        self._final_html: Html | None = None
         self.renders = 0
         """How many times the Markdown renderer ran (tests check the cache with it)."""
 
@@ -102,7 +90,7 @@ class MarkdownStream:
         if end <= len(text):
             self._pending_boundary = end
 
-    def html(self) -> str:
+    def html(self) -> Html:
         """The HTML of the text so far (cached stable prefix + freshly rendered tail)."""
         if self._final is not None:
             if self._final_html is None:
@@ -117,11 +105,11 @@ class MarkdownStream:
             self.renders += 1
             self._stable_end = self._pending_boundary
         tail = text[self._stable_end :]
-        tail_html = ""
+        tail_html = None
         if tail.strip():
             tail_html = self._render(tail)
             self.renders += 1
-        return "".join(self._stable_html) + tail_html
+        return join([*self._stable_html, tail_html])
 
     @property
     def cached_chars(self) -> int:

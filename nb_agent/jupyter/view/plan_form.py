@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from nb_agent.jupyter.html import el, markdown
 from nb_agent.jupyter.prompt_answers import PlanDecision
+from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
-from nb_agent.jupyter.view.markdown_stream import render_markdown
 
 BUTTONS: dict[PlanDecision, tuple[str, str]] = {
     "default": ("Approve", "success"),
@@ -26,7 +27,7 @@ class PlanForm:
         self._on_answer = on_answer
         self._once = AnswerOnce()
         self.plan = w.HTML(
-            value=f'<div style="border:1px solid #ddd;border-radius:4px;padding:2px 10px;margin:4px 0">{render_markdown(plan)}</div>',
+            value=el("div", markdown(plan), style=theme.BOXED),
             layout=shared["layout"], style=shared["html_style"],
         )  # fmt: skip
         self.buttons: dict[PlanDecision, Any] = {

@@ -8,11 +8,12 @@ selections are recorded under a lock, widget styles are updated on the loop
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from typing import Any
 
+from nb_agent.jupyter.html import el, style
 from nb_agent.jupyter.prompt_answers import answer_text
+from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
 
 OTHER_PLACEHOLDER = "Other: your own answer (optional)"
@@ -30,16 +31,12 @@ class _QuestionWidgets:
         self.labels = [str(o.get("label", "")) for o in question.get("options") or []]
         self.multi = bool(question.get("multiSelect"))
         self.selected: set[int] = set()
-        header = html.escape(str(question.get("header", "")))
-        described = "".join(
-            f"<li><b>{html.escape(str(o.get('label', '')))}</b> — {html.escape(str(o.get('description', '')))}</li>"
-            for o in question.get("options") or []
-        )
+        described = [el("li", el("b", str(o.get("label", ""))), " — ", str(o.get("description", ""))) for o in question.get("options") or []]
         self.title = w.HTML(
-            value=(
-                f'<div><span style="background:#e3f2fd;border-radius:3px;padding:0 4px;font-size:0.8em">{header}</span> '
-                f"<b>{html.escape(str(question.get('question', '')))}</b>"
-                f'{" (choose any)" if self.multi else ""}</div><ul style="margin:2px 0;font-size:0.85em">{described}</ul>'
+            value=el(
+                "div",
+                el("div", el("span", str(question.get("header", "")), style=theme.CHIP), " ", el("b", str(question.get("question", ""))), " (choose any)" if self.multi else None),
+                el("ul", described, style=style(margin="2px 0", font_size="0.85em")),
             ),
             layout=shared["layout"], style=shared["html_style"],
         )  # fmt: skip
@@ -130,7 +127,7 @@ class QuestionForm:
                 return
             answers = {str(q.question.get("question", "")): q.answer() for q in self.questions}
             if not all(answers.values()):
-                self._call_soon(setattr, self.message, "value", f'<span style="color:#b00020">{html.escape(UNANSWERED_TEXT)}</span>')
+                self._call_soon(setattr, self.message, "value", el("span", UNANSWERED_TEXT, style=theme.TEXT[theme.ERROR]))
                 return
             self._once.answered = True
         self._on_answer(answers, "")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
+
+from nb_agent.jupyter.html import Html, el, merge, style
+from nb_agent.jupyter.view import theme
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -68,20 +70,23 @@ def status_text(s: StatusSnapshot) -> str:
     return " · ".join(parts)
 
 
-_PHASE_COLORS = {
-    "running": "#1565c0",
-    "waiting for approval": "#e65100",
-    "waiting for you": "#e65100",
-    "done": "#2e7d32",
-    "interrupted": "#757575",
-    "error": "#b00020",
+_PHASE_TONES = {
+    "running": theme.INFO,
+    "waiting for approval": theme.WARN,
+    "waiting for you": theme.WARN,
+    "done": theme.SUCCESS,
+    "interrupted": theme.MUTED,
+    "error": theme.ERROR,
 }
 
 
-def status_html(s: StatusSnapshot) -> str:
-    color = _PHASE_COLORS.get(s.phase, "#555")
-    dot = f'<span style="color:{color}">●</span>'
-    return (
-        '<div class="nb-agent-status" style="font-size:0.85em;color:#666;font-family:var(--jp-ui-font-family,sans-serif);'
-        f'padding:2px 4px">{dot} {html.escape(status_text(s))}</div>'
+def status_html(s: StatusSnapshot) -> Html:
+    dot = el("span", "●", style=theme.TEXT[_PHASE_TONES.get(s.phase, theme.MUTED)])
+    return el(
+        "div",
+        dot,
+        " ",
+        status_text(s),
+        cls="nb-agent-status",
+        style=merge(theme.TEXT[theme.MUTED], theme.SMALL, theme.UI_FONT, style(padding="2px 4px")),
     )

@@ -6,19 +6,18 @@ notebook gives the same output).
 
 from __future__ import annotations
 
-import html
-
-from nb_agent.jupyter.view.markdown_stream import render_markdown
+from nb_agent.jupyter.html import Html, el, join, markdown, merge, style
+from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.run_state import ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration, tokens
 from nb_agent.jupyter.view.subagent import SubagentView
 
 SUBAGENT_STYLE = {
-    "running": ("#1565c0", "running"),
-    "launched": ("#6a1b9a", "running in the background"),
-    "completed": ("#2e7d32", "done"),
-    "failed": ("#b00020", "failed"),
-    "stopped": ("#757575", "stopped"),
+    "running": (theme.INFO, "running"),
+    "launched": (theme.ACCENT, "running in the background"),
+    "completed": (theme.SUCCESS, "done"),
+    "failed": (theme.ERROR, "failed"),
+    "stopped": (theme.MUTED, "stopped"),
 }
 ICONS = {"done": "✓", "error": "✗", "denied": "⊘", "interrupted": "⏹", "waiting for approval": "?"}
 MAX_LIVE_TEXT_CHARS = 1_500
@@ -35,33 +34,31 @@ def _call_line(call: ToolCall) -> str:
     return f"{ICONS.get(call.status, '…')} {call.name}{arg} — {call.status}"
 
 
-def _title(view: SubagentView) -> str:
-    description = f" — {html.escape(view.description)}" if view.description else ""
-    return f'<b>Agent</b> <span style="color:#6a1b9a">{html.escape(view.agent_type)}</span>{description}'
+def _title(view: SubagentView) -> Html:
+    return join([el("b", "Agent"), " ", el("span", view.agent_type, style=theme.TEXT[theme.ACCENT]), f" — {view.description}" if view.description else None])
 
 
-def live_subagent_html(view: SubagentView, *, status_override: str | None = None) -> str:
+def live_subagent_html(view: SubagentView, *, status_override: str | None = None) -> Html:
     """The live card: header with status, counters and time; tool calls; latest text."""
-    color, label = SUBAGENT_STYLE.get(status_override or view.status, ("#555", view.status))
+    tone, label = SUBAGENT_STYLE.get(status_override or view.status, (theme.MUTED, view.status))
     calls = view.tool_calls
     counters = [label, _calls_label(len(calls))]
     if view.tokens:
         counters.append(f"{tokens(view.tokens)} tokens")
     if view.status != "launched":
         counters.append(duration(view.elapsed()))
-    header = f'<div>{_title(view)} <span style="color:{color};font-size:0.85em">[{html.escape(" · ".join(counters))}]</span></div>'
-    rows = "".join(f'<li>{html.escape(_call_line(c))}</li>' for c in calls)
-    body = f'<details><summary style="font-size:0.85em">{_calls_label(len(calls))}</summary><ul style="margin:2px 0;font-size:0.85em">{rows}</ul></details>' if calls else ""
+    header = el("div", _title(view), " ", el("span", f"[{' · '.join(counters)}]", style=theme.small(tone)))
+    body: list[Html] = []
+    if calls:
+        rows = [el("li", _call_line(c)) for c in calls]
+        body.append(el("details", el("summary", _calls_label(len(calls)), style=theme.SMALL), el("ul", rows, style=merge(style(margin="2px 0"), theme.SMALL))))
     text = view.latest_text.strip()
     if view.error and view.status in ("failed", "stopped"):
-        body += f'<div style="color:#b00020;font-size:0.85em">{html.escape(view.error)}</div>'
+        body.append(el("div", view.error, style=theme.small(theme.ERROR)))
     if text:
         shown = text if len(text) <= MAX_LIVE_TEXT_CHARS else "…" + text[-MAX_LIVE_TEXT_CHARS:]
-        body += f'<div style="font-size:0.9em">{render_markdown(shown) if view.finished else html.escape(shown)}</div>'
-    return (
-        f'<div class="nb-agent-card nb-agent-subagent" style="border-left:3px solid {color};padding:2px 8px;margin:4px 0;'
-        f'font-family:var(--jp-ui-font-family,sans-serif)">{header}{body}</div>'
-    )
+        body.append(el("div", markdown(shown) if view.finished else shown, style=style(font_size="0.9em")))
+    return el("div", header, body, cls="nb-agent-card nb-agent-subagent", style=theme.card(tone))
 
 
 # --- the static, compact form --------------------------------------------------------------
@@ -92,12 +89,12 @@ def static_markdown(view: SubagentView) -> str:
     return "\n".join(lines)
 
 
-def static_html(view: SubagentView) -> str:
-    rows = "".join(f"<li>{html.escape(_call_line(c))}</li>" for c in view.tool_calls)
-    calls = f"<details><summary>{_calls_label(len(view.tool_calls))}</summary><ul>{rows}</ul></details>" if rows else ""
+def static_html(view: SubagentView) -> Html:
+    rows = [el("li", _call_line(c)) for c in view.tool_calls]
+    calls = el("details", el("summary", _calls_label(len(view.tool_calls))), el("ul", rows)) if rows else None
     answer = _answer(view)
-    body = f'<div style="margin-left:1em;padding-left:6px;border-left:2px solid #ce93d8">{render_markdown(answer)}</div>' if answer else ""
-    return calls + body
+    body = el("div", markdown(answer), style=style(margin_left="1em", padding_left="6px", border_left=f"2px solid {theme.BORDER[theme.ACCENT]}")) if answer else None
+    return join([calls, body])
 
 
 def static_plain(view: SubagentView) -> str:

@@ -1,32 +1,33 @@
 """The HTML of one tool card: name, key input, status, elapsed, live progress, result.
 
-Pure functions of a :class:`ToolCall`, so the widget view and tests share them. Every
-piece of tool or model text is escaped.
+Pure functions of a :class:`ToolCall`, so the widget view and tests share them. All markup
+is made by :mod:`nb_agent.jupyter.html`: tool and model text is text, images are re-encoded.
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from nb_agent.jupyter.html import Html, el, image_src, join, style
+from nb_agent.jupyter.view import interaction_render, theme
 from nb_agent.jupyter.view.run_state import ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration
+from nb_agent.jupyter.view.subagent_card import live_subagent_html
 
-STATUS_STYLE = {
-    "queued": ("#757575", "queued"),
-    "waiting for approval": ("#e65100", "waiting for approval"),
-    "running": ("#1565c0", "running"),
-    "done": ("#2e7d32", "done"),
-    "error": ("#b00020", "error"),
-    "denied": ("#b00020", "denied"),
-    "interrupted": ("#757575", "interrupted"),
+STATUS_TONE = {
+    "queued": theme.MUTED,
+    "waiting for approval": theme.WARN,
+    "running": theme.INFO,
+    "done": theme.SUCCESS,
+    "error": theme.ERROR,
+    "denied": theme.ERROR,
+    "interrupted": theme.MUTED,
 }
 MAX_CODE_LINES = 60
 MAX_PROGRESS_CHARS = 3_000
 MAX_RESULT_CHARS = 8_000
 MAX_CARD_IMAGES = 4
-
-_PRE = 'style="white-space:pre-wrap;margin:4px 0;padding:4px 6px;background:var(--jp-layout-color2,#f5f5f5);max-height:24em;overflow:auto;font-size:0.85em"'
+IMAGE_UNREADABLE = "[an image that could not be read]"
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -54,138 +55,137 @@ def extract_diff(structured: Any) -> str | None:
     return None
 
 
-def diff_html(diff: str) -> str:
+def diff_html(diff: str) -> Html:
     rows = []
     for line in diff.splitlines()[:400]:
-        color = ""
+        tone = None
         if line.startswith("+") and not line.startswith("+++"):
-            color = "background:rgba(46,125,50,0.15)"
+            tone = theme.DIFF_ADDED
         elif line.startswith("-") and not line.startswith("---"):
-            color = "background:rgba(176,0,32,0.12)"
+            tone = theme.DIFF_REMOVED
         elif line.startswith("@@"):
-            color = "color:#1565c0"
-        rows.append(f'<div style="{color}">{html.escape(line) or "&nbsp;"}</div>')
-    return f'<div {_PRE.replace("white-space:pre-wrap", "white-space:pre")}>{"".join(rows)}</div>'
+            tone = theme.TEXT[theme.INFO]
+        rows.append(el("div", line or "\u00a0", style=tone))
+    return el("div", rows, style=theme.pre(wrap=False))
 
 
-def _key_input_html(card: ToolCall) -> str:
+def _key_input_html(card: ToolCall) -> Html | None:
     code = card.input.get("code")
     if card.name == "ExecuteCode" and isinstance(code, str):
         lines = code.splitlines()
         shown = "\n".join(lines[:MAX_CODE_LINES]) + (f"\n… ({len(lines) - MAX_CODE_LINES} more lines)" if len(lines) > MAX_CODE_LINES else "")
-        return f"<pre {_PRE}>{html.escape(shown)}</pre>"
+        return el("pre", shown, style=theme.pre())
     command = card.input.get("command")
     if isinstance(command, str) and "\n" in command:
-        return f"<pre {_PRE}>{html.escape(command)}</pre>"
+        return el("pre", command, style=theme.pre())
     if card.name == "NotebookEdit" and isinstance(card.input.get("new_source"), str):
-        mode = card.input.get("edit_mode", "replace")
-        target = card.input.get("cell_id") or "(start)"
-        return f'<div style="font-size:0.85em">{html.escape(str(mode))} cell {html.escape(str(target))}</div>' + (
-            f"<pre {_PRE}>{html.escape(card.input['new_source'])}</pre>" if mode != "delete" else ""
-        )
-    return ""
+        mode = str(card.input.get("edit_mode", "replace"))
+        target = str(card.input.get("cell_id") or "(start)")
+        return join([el("div", f"{mode} cell {target}", style=theme.SMALL), el("pre", card.input["new_source"], style=theme.pre()) if mode != "delete" else None])
+    return None
 
 
-def _header(card: ToolCall, now: float | None) -> str:
-    color, label = STATUS_STYLE.get(card.status, ("#555", card.status))
+def _header(card: ToolCall, now: float | None) -> Html:
+    tone = STATUS_TONE.get(card.status, theme.MUTED)
     preview = input_preview(card, limit=160)
     inline = "" if card.name == "ExecuteCode" else preview
     elapsed = card.elapsed(now)
     timer = f" · {duration(elapsed)}" if elapsed is not None else ""
     description = card.input.get("description")
-    desc = f' <span style="color:#777">— {html.escape(str(description))}</span>' if isinstance(description, str) and description else ""
-    if card.agent:
-        desc += f' <span style="color:#6a1b9a;font-size:0.85em">asked by the {html.escape(card.agent)}</span>'
-    return (
-        f'<div><b>{html.escape(card.name)}</b>'
-        + (f' <code style="font-size:0.85em">{html.escape(inline)}</code>' if inline else "")
-        + desc
-        + f' <span style="color:{color};font-size:0.85em">[{html.escape(label)}{timer}]</span></div>'
+    return el(
+        "div",
+        el("b", card.name),
+        [" ", el("code", inline, style=theme.SMALL)] if inline else None,
+        [" ", el("span", f"— {description}", style=theme.TEXT[theme.MUTED])] if isinstance(description, str) and description else None,
+        [" ", el("span", f"asked by the {card.agent}", style=theme.small(theme.ACCENT))] if card.agent else None,
+        " ",
+        el("span", f"[{card.status}{timer}]", style=theme.small(tone)),
     )
 
 
-def _approval_html(card: ToolCall) -> str:
+def _approval_html(card: ToolCall) -> Html | None:
     approval = card.approval
     if approval is None:
-        return ""
+        return None
     if approval.answer is None:
-        return f'<div style="color:#e65100;font-size:0.9em">{html.escape(approval.message)}</div>'
+        return el("div", approval.message, style=theme.text(theme.WARN, style(font_size="0.9em")))
     if approval.answer == "allow":
-        text = "Allowed by you."
+        said = "Allowed by you."
     elif approval.answer == "always_allow":
-        text = f"Always allowed by you (rule {approval.suggested_rule})." if approval.suggested_rule else "Always allowed by you."
+        said = f"Always allowed by you (rule {approval.suggested_rule})." if approval.suggested_rule else "Always allowed by you."
     else:
-        text = "Denied by you." + (f" Feedback: {approval.feedback}" if approval.feedback else "")
-    return f'<div style="color:#555;font-size:0.85em">{html.escape(text)}</div>'
+        said = "Denied by you." + (f" Feedback: {approval.feedback}" if approval.feedback else "")
+    return el("div", said, style=theme.small(theme.MUTED))
 
 
-def _progress_html(card: ToolCall) -> str:
+def _progress_html(card: ToolCall) -> Html | None:
     if card.finished or not card.progress:
-        return ""
+        return None
     tail = card.progress.get("output_tail") or card.progress.get("output")
     if not isinstance(tail, str) or not tail:
-        return ""
-    return f"<pre {_PRE}>{html.escape(tail[-MAX_PROGRESS_CHARS:])}</pre>"
+        return None
+    return el("pre", tail[-MAX_PROGRESS_CHARS:], style=theme.pre())
 
 
-def _result_html(card: ToolCall) -> str:
+def images_html(images: list[tuple[str, str]], limit: int) -> list[Html]:
+    """Up to ``limit`` result images, each decoded and re-encoded (an unreadable one is a note)."""
+    shown = []
+    for media_type, data in images[:limit]:
+        src = image_src(media_type, data)
+        shown.append(el("div", el("img", src=src, alt="tool result image", style=theme.IMAGE)) if src else el("div", IMAGE_UNREADABLE, style=theme.small(theme.MUTED)))
+    return shown
+
+
+def _result_html(card: ToolCall) -> Html | None:
     if not card.finished:
-        return ""
+        return None
     diff = extract_diff(card.structured) if card.status == "done" else None
     if diff:
-        return f"<details open><summary>diff</summary>{diff_html(diff)}</details>"
+        return el("details", el("summary", "diff"), diff_html(diff), open=True)
     text = card.result_text
     if len(text) > MAX_RESULT_CHARS:
         text = text[:MAX_RESULT_CHARS] + f"\n… ({len(card.result_text) - MAX_RESULT_CHARS:,} more characters)"
-    images = "".join(
-        f'<div><img style="max-width:100%" src="data:{html.escape(media)};base64,{data}"/></div>'
-        for media, data in card.result_images[:MAX_CARD_IMAGES]
+    images = images_html(card.result_images, MAX_CARD_IMAGES)
+    if not text.strip() and not images:
+        return None
+    return el(
+        "details",
+        el("summary", "result"),
+        el("pre", text, style=theme.pre()) if text.strip() else None,
+        images,
+        open=card.status == "error" or bool(images),
     )
-    body = (f"<pre {_PRE}>{html.escape(text)}</pre>" if text.strip() else "") + images
-    if not body:
-        return ""
-    is_open = " open" if card.status == "error" or images else ""
-    return f"<details{is_open}><summary>result</summary>{body}</details>"
 
 
-def _interaction_html(card: ToolCall) -> str:
+def _interaction_html(card: ToolCall) -> Html:
     """Todos, questions, plans, search results: their own body; the raw result only on error."""
-    from nb_agent.jupyter.view import interaction_render
-
     waiting = card.approval is not None and card.approval.answer is None
     state = (
-        '<div style="color:#e65100;font-size:0.9em">Waiting for your answer below.</div>'
+        el("div", "Waiting for your answer below.", style=theme.text(theme.WARN, style(font_size="0.9em")))
         if waiting
-        else f'<div style="color:#555;font-size:0.85em">{html.escape(interaction_render.note(card).strip(" ()"))}</div>'
+        else el("div", interaction_render.note(card).strip(" ()"), style=theme.small(theme.MUTED))
     )
-    result = _result_html(card) if card.status == "error" else ""
-    return interaction_render.body_html(card) + state + _progress_html(card) + result
+    return join([interaction_render.body_html(card), state, _progress_html(card), _result_html(card) if card.status == "error" else None])
 
 
-def card_html(card: ToolCall, now: float | None = None) -> str:
+def card_html(card: ToolCall, now: float | None = None) -> Html:
     if card.subagent is not None:
-        from nb_agent.jupyter.view.subagent_card import live_subagent_html
-
         # a stopped parent can leave its subagent's own status behind: the call's wins
         override = "stopped" if card.status == "interrupted" and not card.subagent.finished else None
         return live_subagent_html(card.subagent, status_override=override)
-    from nb_agent.jupyter.view.interaction_render import handles
-
-    color, _ = STATUS_STYLE.get(card.status, ("#555", ""))
-    if handles(card):
-        inner = _header(card, now) + _interaction_html(card)
+    if interaction_render.handles(card):
+        inner = [_header(card, now), _interaction_html(card)]
     else:
-        inner = _header(card, now) + _key_input_html(card) + _approval_html(card) + _progress_html(card) + _result_html(card)
-    return (
-        f'<div class="nb-agent-card" style="border-left:3px solid {color};padding:2px 8px;margin:4px 0;'
-        f'font-family:var(--jp-ui-font-family,sans-serif)">{inner}</div>'
-    )
+        inner = [_header(card, now), _key_input_html(card), _approval_html(card), _progress_html(card), _result_html(card)]
+    return el("div", inner, cls="nb-agent-card", style=theme.card(STATUS_TONE.get(card.status, theme.MUTED)))
 
 
-def thinking_html(text: str) -> str:
-    return f'<div style="color:#777;font-size:0.9em;white-space:pre-wrap">{html.escape(text)}</div>'
+def thinking_html(text: str) -> Html:
+    return el("div", text, style=theme.text(theme.MUTED, style(font_size="0.9em", white_space="pre-wrap")))
 
 
-def notice_html(level: str, text: str) -> str:
-    color = {"error": "#b00020", "warning": "#8a6d00"}.get(level, "#666")
-    return f'<div style="color:{color};font-size:0.9em;margin:2px 0">{html.escape(text)}</div>'
+NOTICE_TONE = {"error": theme.ERROR, "warning": theme.WARN}
+
+
+def notice_html(level: str, text: str) -> Html:
+    return el("div", text, style=theme.text(NOTICE_TONE.get(level, theme.MUTED), style(font_size="0.9em", margin="2px 0")))
