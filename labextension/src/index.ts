@@ -24,10 +24,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
     'Lets the nb_agent kernel extension read and edit the open notebook live.',
   autoStart: true,
   requires: [INotebookTracker],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
+  optional: [JupyterFrontEnd.IPaths],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    paths: JupyterFrontEnd.IPaths | null
+  ) => {
     const pages = new Map<Notebook, LivePage>();
+    // The server's root folder on its machine: with a notebook's path, its server-side path,
+    // which the kernel needs when it runs elsewhere (a gateway) and no such file is there.
+    const serverRoot = paths?.directories.serverRoot || null;
     const attach = (panel: NotebookPanel): void => {
-      const page = new LivePage(panel);
+      const page = new LivePage(panel, serverRoot);
       pages.set(panel.content, page);
       panel.disposed.connect(() => {
         pages.delete(panel.content);

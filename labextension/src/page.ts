@@ -28,7 +28,10 @@ export class LivePage {
   /** Kernel messages handled, for the browser tests (edit ids applied here). */
   readonly applied: string[] = [];
 
-  constructor(readonly panel: NotebookPanel) {
+  constructor(
+    readonly panel: NotebookPanel,
+    readonly serverRoot: string | null = null
+  ) {
     // The card of a run's edits, rendered in this notebook's outputs (the panel's own
     // rendermime): its buttons act on this notebook. Not safe: an untrusted notebook's
     // output shows the card's plain HTML instead.
@@ -138,6 +141,7 @@ export class LivePage {
       protocol: PROTOCOL_VERSION,
       frontend: 'jupyterlab',
       notebook_path: this.panel.context.path,
+      server_root: this.serverRoot,
       snapshot: snapshot ?? this.snapshot('open')
     });
   }

@@ -75,7 +75,7 @@ def default_tools(bridge: Any) -> list[Any]:
             tools += family()
         except Exception as exc:  # noqa: BLE001
             log.warning("%s unavailable: %s", family.__name__.strip("_"), exc)
-    return with_live_read(tools, bridge.live)
+    return with_live_read(tools, bridge.live, bridge.notebook_elsewhere)
 
 
 def notebook_system_prompt(notebook: Path | None, live: Any) -> SystemPromptParts:
@@ -83,9 +83,8 @@ def notebook_system_prompt(notebook: Path | None, live: Any) -> SystemPromptPart
     (the live one's path first, with its heading)."""
     from nb_agent.prompts import SystemPromptParts
 
-    if live is not None:
-        notebook = live.path or notebook
-    dynamic = [f"The user's notebook: {notebook}"] if notebook else []
+    shown: Any = live.address.where() if live is not None else notebook  # a remote notebook says it is not a file here
+    dynamic = [f"The user's notebook: {shown}"] if shown else []
     if live is not None:
         from nb_agent.jupyter.live.read import live_heading
 

@@ -49,7 +49,7 @@ class KernelAgentSession:
         """The live cards of background subagents, by agent id."""
         self.cassette: tuple[str, Path] | None = None
         """``%agent cassette``: the path as given, and resolved."""
-        self.live = LiveNotebook(shell=shell, resolve_path=_resolve_notebook)
+        self.live = LiveNotebook(shell=shell)
         self.frontend = RunFrontend()
         self.attachments = KernelAttachments(shell=shell, settings=settings, live=self.live)
         self.trust_flow = FolderTrustFlow(self)
@@ -116,6 +116,7 @@ class KernelAgentSession:
                 live_output=self.frontend.live_output,
                 before_blocking=self.frontend.flush,
                 live=lambda: self.live.current,
+                notebook_elsewhere=lambda raw, cwd: self.live.elsewhere(raw, cwd, self.notebook_path()),
                 namespace=namespace_tracker(self.settings),
             )
         return self._bridge

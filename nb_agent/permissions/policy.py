@@ -300,8 +300,9 @@ class RuleBasedPolicy(PermissionPolicy):
         return self._project_dir or ctx.session.cwd
 
     def _tool_path(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> Path | None:
+        """The file on this machine the call reads or writes, for the path checks."""
         raw = tool.permission_rule_content(input)
-        if not raw:
+        if not raw or not tool.targets_local_file(input):
             return None
         return resolve_tool_path(raw, cwd=ctx.session.cwd, home=self._home or home_directory())
 

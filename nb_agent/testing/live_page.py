@@ -43,6 +43,8 @@ class FakeLivePage:
     notebook_path: str
     cells: list[dict[str, Any]]
     frontend: str = "fake page"
+    server_root: str | None = None
+    """The Jupyter server's root folder the page reports (``None``: an older page that does not)."""
     comm_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     editing_cell_id: str | None = None
     defer_acks: bool = False
@@ -77,6 +79,8 @@ class FakeLivePage:
 
     def open(self, *, executing_cell_id: str | None = None) -> None:
         hello = {"type": "hello", "protocol": 1, "frontend": self.frontend, "notebook_path": self.notebook_path}
+        if self.server_root is not None:
+            hello["server_root"] = self.server_root
         hello["snapshot"] = self.snapshot("execute" if executing_cell_id else "open", executing_cell_id)
         self._send("comm_open", {"comm_id": self.comm_id, "target_name": TARGET_NAME, "data": hello})
 

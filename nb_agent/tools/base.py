@@ -203,6 +203,13 @@ class Tool(ABC, Generic[InputT]):
         """What a rule like ``Tool(content)`` matches for this input (path, command)."""
         return None
 
+    def targets_local_file(self, input: InputT) -> bool:
+        """Whether the path this call names is a file on this machine. Only then do the
+        path checks apply (a protected file, outside the working directories); a call that
+        reaches a document elsewhere (the notebook open in the user's browser, through its
+        page, whatever files exist here) says False, and modes and rules still apply to it."""
+        return True
+
     @abstractmethod
     async def call(self, input: InputT, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         """Run the tool. Raise ``ToolError`` for an error the model should read."""

@@ -5,10 +5,11 @@ live document or, without the extension, on the file as before; says which and w
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nb_agent.jupyter.live.address import WORKING_DIR_ENV, NotebookAddress
 from nb_agent.jupyter.live.hub import LiveHub
 
 if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
@@ -35,12 +36,16 @@ def executing_cell_id(shell: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def locate(notebook_path: str, server_root: str | None) -> NotebookAddress:
+    """The notebook the page reports, as seen from this kernel (its cwd, its gateway's folder)."""
+    return NotebookAddress.locate(notebook_path, server_root, cwd=Path.cwd(), working_dir=os.environ.get(WORKING_DIR_ENV) or None)
+
+
 class LiveNotebook:
     """Per kernel: the comm hub, the current run, and what the agent last saw."""
 
-    def __init__(self, *, shell: Any, resolve_path: Callable[[str], Path]) -> None:
+    def __init__(self, *, shell: Any) -> None:
         self.shell = shell
-        self.resolve_path = resolve_path
         self.hub = LiveHub()
         self.enabled = True
         self.current: LiveRun | None = None
@@ -53,6 +58,8 @@ class LiveNotebook:
         """The notebook as the agent left it (end of its last live run)."""
         self._reverted: list[str] = []
         """What the user reverted from a run's card since the agent's last run (for its next note)."""
+        self.address: NotebookAddress | None = None
+        """The notebook of the last live run (kept when its page goes away)."""
         self.hub.on_reverted = self._on_reverted
 
     def install(self) -> None:
@@ -82,8 +89,9 @@ class LiveNotebook:
         from nb_agent.jupyter.live.run import LiveRun
 
         channel, snapshot = found
-        path = self.resolve_path(snapshot.notebook_path) if snapshot.notebook_path else None
-        run = LiveRun(hub=self.hub, channel=channel, document=LiveDocument.from_snapshot(snapshot), path=path)
+        address = locate(snapshot.notebook_path or channel.hello.notebook_path, channel.hello.server_root)
+        self.address = address
+        run = LiveRun(hub=self.hub, channel=channel, document=LiveDocument.from_snapshot(snapshot), address=address)
         if self._left is not None and self._left.snapshot.notebook_path == snapshot.notebook_path:
             run.document.seen = dict(self._left.seen)
             run.document.has_read = self._left.has_read
@@ -147,6 +155,16 @@ class LiveNotebook:
             if refused:
                 notes.append("The notebook page refused these edits of your previous turn:\n" + "\n".join(f"- {line}" for line in describe(refused)))
         return notes
+
+    def elsewhere(self, raw: str, cwd: Path, notebook: Path | None) -> str | None:
+        """For a path that is not a file on this machine: the message saying it is the user's
+        notebook on the Jupyter server (``notebook``: the one the session knows of, if any)."""
+        from nb_agent.jupyter.live.address import elsewhere_message
+
+        known = [self.address] if self.address is not None else []
+        if notebook is not None:
+            known.append(NotebookAddress(notebook_path=notebook.name, server_root=None, shown=notebook, on_this_machine=notebook.is_file()))
+        return elsewhere_message(raw, cwd, known=known, working_dir=os.environ.get(WORKING_DIR_ENV) or None)
 
     def status_lines(self) -> list[str]:
         from nb_agent.jupyter.live.run import describe

@@ -79,6 +79,9 @@ class Hello(_Message):
     protocol: int = PROTOCOL_VERSION
     frontend: str = ""
     notebook_path: str = ""
+    server_root: str | None = None
+    """The Jupyter server's root folder, on the server's machine (``PageConfig``'s ``serverRoot``):
+    with :attr:`notebook_path`, the notebook's server-side path."""
     snapshot: Snapshot | None = None
 
 

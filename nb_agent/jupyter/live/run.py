@@ -10,10 +10,8 @@ of the run or at the next one.
 
 from __future__ import annotations
 
-import os
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from nb_agent.errors import ToolError
@@ -26,6 +24,7 @@ from nb_agent.jupyter.live.document import (
     not_read_message,
     running_message,
 )
+from nb_agent.jupyter.live.address import NotebookAddress
 from nb_agent.jupyter.live.hub import LiveChannel, LiveHub
 from nb_agent.jupyter.live.protocol import Ack, DeleteOp, EditMessage, EditOp, InsertOp, MoveOp, NewCell, ReplaceOp, Snapshot
 
@@ -79,7 +78,8 @@ class LiveRun:
     hub: LiveHub
     channel: LiveChannel
     document: LiveDocument
-    path: Path | None
+    address: NotebookAddress
+    """Where the open notebook is; which tool paths name it."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     ack_timeout: float = ACK_TIMEOUT_S
     edits: list[EditRecord] = field(default_factory=list)
@@ -144,16 +144,8 @@ class LiveRun:
         return refused
 
     # --- what the tools call -----------------------------------------------------------------
-    def covers(self, path: Path) -> bool:
-        if self.path is None:
-            return False
-        try:
-            return os.path.realpath(path) == os.path.realpath(self.path)
-        except OSError:
-            return False
-
     def shown_path(self) -> str:
-        return os.fspath(self.path) if self.path is not None else self.document.snapshot.notebook_path
+        return str(self.address.shown)
 
     async def send(
         self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp], kind: str = "edit", preview: str = ""

@@ -27,6 +27,9 @@ class KernelBridge:
     live: Callable[[], Any] = lambda: None
     """The running ``%%agent`` cell's :class:`~nb_agent.jupyter.live.LiveRun`, when the
     notebook is edited live through the browser extension (``None``: file mode)."""
+    notebook_elsewhere: Callable[[str, Path], str | None] = lambda raw, cwd: None
+    """``(path as written, cwd)`` for a path that is no file here: the message saying it is
+    the user's notebook on the Jupyter server, reachable only through its page (or ``None``)."""
     namespace: Any = None
     """The :class:`~nb_agent.checkpoints.namespace.NamespaceTracker` that checkpoints the
     variables around each ExecuteCode call (``None``: no checkpoints)."""

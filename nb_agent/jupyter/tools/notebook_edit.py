@@ -6,7 +6,10 @@ cell ids are kept (a new cell gets one when the notebook has ids), and the file 
 written atomically (temp file in the same directory, then ``os.replace``). Editing the
 notebook that is open in the browser warns that it must be reloaded there, unless the
 notebook is live (the ``nb-agent-live`` extension answered): then the edit is applied in the
-page by cell id (:mod:`nb_agent.jupyter.live`) and the file is not touched.
+page by cell id (:mod:`nb_agent.jupyter.live`) and the file is not touched. Whether a path
+names the live notebook is decided once, in ``validate_input``, by the page's address of it
+(:mod:`nb_agent.jupyter.live.address`): the permission check and the call then act on the
+same target, so a call allowed as an edit of the open notebook never writes a file.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import FileState, ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
@@ -30,6 +33,10 @@ _INDEX_ID = re.compile(r"^cell-(\d+)$")
 NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
 MODIFIED_MESSAGE = (
     "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+)
+LIVE_GONE_MESSAGE = (
+    "The notebook's page is no longer connected to this run (the run ended, or the page went away), "
+    "so nothing was changed. Read the notebook again."
 )
 OPEN_NOTEBOOK_NOTE = (
     "This is the notebook open in the user's browser: they must reload it from disk "
@@ -62,6 +69,9 @@ class NotebookEditInput(BaseModel):
     before_cell_id: str | None = Field(
         default=None, description="For edit_mode=move: move the cell right before the cell with this ID (cell-N works too)."
     )
+    _live: Any = PrivateAttr(default=None)
+    """The live run whose open notebook ``notebook_path`` names (set by ``validate_input``),
+    or ``None``: a file on this machine."""
 
 
 class NotebookEditResult(BaseModel):
@@ -289,19 +299,18 @@ class NotebookEdit(Tool[NotebookEditInput]):
         return Path(os.path.normpath(expanded))
 
     def permission_rule_content(self, input: NotebookEditInput) -> str | None:
+        if input._live is not None:  # one spelling for rules, whichever the model used
+            return os.fspath(input._live.address.shown)
         return os.path.normpath(os.path.expanduser(input.notebook_path.strip())) or None
 
+    def targets_local_file(self, input: NotebookEditInput) -> bool:
+        return input._live is None
+
     async def validate_input(self, input: NotebookEditInput, ctx: ToolUseContext) -> ValidationResult:
-        try:
-            path = self._path(input.notebook_path, ctx.cwd)
-        except ToolError as exc:
-            return ValidationResult.failed(str(exc))
-        if path.suffix.lower() != ".ipynb":
-            return ValidationResult.failed(
-                "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool."
-            )
-        if not path.is_file():
-            return ValidationResult.failed(f"Notebook file does not exist: {path}")
+        live = self.bridge.live() if self.bridge is not None else None
+        input._live = live if live is not None and live.address.names(input.notebook_path, ctx.cwd) else None
+        if input._live is None and (problem := self._file_problem(input.notebook_path, ctx.cwd)):
+            return ValidationResult.failed(problem)
         if input.edit_mode == "insert" and input.cell_type is None:
             return ValidationResult.failed("Cell type is required when using edit_mode=insert.")
         if input.edit_mode != "insert" and not input.cell_id:
@@ -312,15 +321,28 @@ class NotebookEdit(Tool[NotebookEditInput]):
             return ValidationResult.failed("after_cell_id and before_cell_id are only for edit_mode=move.")
         return ValidationResult.passed()
 
+    def _file_problem(self, raw: str, cwd: Path) -> str | None:
+        try:
+            path = self._path(raw, cwd)
+        except ToolError as exc:
+            return str(exc)
+        if path.suffix.lower() != ".ipynb":
+            return "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool."
+        if not path.is_file():
+            elsewhere = self.bridge.notebook_elsewhere(raw, cwd) if self.bridge is not None else None
+            return elsewhere or f"Notebook file does not exist: {path}"
+        return None
+
     async def call(self, input: NotebookEditInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
+        if input._live is not None:
+            if self.bridge is None or self.bridge.live() is not input._live:
+                raise ToolError(LIVE_GONE_MESSAGE)  # never the file: the call was allowed as an edit of the page
+            return ToolResult(data=await self._edit_live(input._live, input))
         path = self._path(input.notebook_path, ctx.cwd)
-        live = self.bridge.live() if self.bridge is not None else None
-        if live is not None and live.covers(path):
-            return ToolResult(data=await self._edit_live(live, path, input))
         result = await asyncio.to_thread(self._edit, path, input, ctx.session)
         return ToolResult(data=result)
 
-    async def _edit_live(self, live: Any, path: Path, input: NotebookEditInput) -> NotebookEditResult:
+    async def _edit_live(self, live: Any, input: NotebookEditInput) -> NotebookEditResult:
         from nb_agent.jupyter.live.run import LIVE_NOTE, UNCONFIRMED_NOTE
 
         cell_id, cell_type, record = await live.notebook_edit(
@@ -328,7 +350,7 @@ class NotebookEdit(Tool[NotebookEditInput]):
             after_cell_id=input.after_cell_id, before_cell_id=input.before_cell_id,
         )  # fmt: skip
         return NotebookEditResult(
-            notebook_path=os.fspath(path),
+            notebook_path=live.shown_path(),
             edit_mode=input.edit_mode,
             cell_id=cell_id,
             cell_type=cell_type,
