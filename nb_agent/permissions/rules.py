@@ -11,14 +11,13 @@ server) and ``mcp__server__tool``. ``Edit`` rules cover every file-editing tool 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlparse
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.permissions.shell_rules import shell_rule_matches, wildcard_matches
+from nb_agent.permissions.shell_rules import analysis_of, shell_rule_matches, wildcard_matches
 from nb_agent.permissions.domains import domain_matches
 from nb_agent.permissions.paths import (
     anchor_directory,
@@ -29,7 +28,7 @@ from nb_agent.permissions.paths import (
     relative_to,
     resolve_tool_path,
 )
-from nb_agent.shell.parse import ParsedCommand, parse_command
+from nb_agent.shell.command_parts import CommandAnalysis
 from nb_agent.shell.programs import program_spec
 
 if TYPE_CHECKING:
@@ -317,94 +316,23 @@ def _shell_rule_matches(pattern: str, command: str, *, strict: bool) -> bool:
     return shell_rule_matches(pattern, command, strict=strict)
 
 
-_OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "\n")
-_SUBSTITUTION_MARKERS = ("$(", "`", "<(", ">(")
-
-
 def split_shell_command(command: str) -> list[str] | None:
-    """Split a command into its simple commands at ``&&``, ``||``, ``;``, ``|``, ``&``.
+    """The simple commands of ``command`` as written (redirections included), from the one
+    parse every Bash decision uses (:func:`nb_agent.shell.command_parts.analyse_command`).
 
-    Returns ``None`` when no allow rule can vouch for the command: a command or process
+    ``None`` when no allow rule can vouch for the command: a command or process
     substitution (``$(…)``, backticks, ``<(…)``), a function definition, an unsafe
-    ``${…}`` form, unbalanced quotes, or anything the Bash parser
-    (:func:`nb_agent.shell.parse.parse_command`) cannot analyse. The parts keep
-    their source text (redirections included), so an exact rule stays exact.
+    ``${…}`` form, arithmetic, or anything the parser cannot analyse (or is not installed).
     """
-    parsed = _parse(command)
-    if parsed is not None and (
-        not parsed.analysable
-        or parsed.has_command_substitution
-        or parsed.has_process_substitution
-        or parsed.has_function_definition
-        or parsed.has_unsafe_expansion
-    ):
+    analysis = _parse(command)
+    if analysis is None or not analysis.understood:
         return None
-    return _split_text(command)
+    return [part.simple.text for part in analysis.parts]
 
 
-def _parse(command: str) -> ParsedCommand | None:
-    """The tree-sitter view of ``command``; ``None`` when the parser is not installed."""
-    try:
-        return parse_command(command)
-    except ImportError:  # tree-sitter is the optional ``tools`` extra
-        return None
-
-
-def _split_text(command: str) -> list[str] | None:
-    """Quote-aware text split; compound syntax (``if``, ``( … )``) is left in the parts,
-    where it only makes allow rules fail to match."""
-    parts: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    i, n = 0, len(command)
-    while i < n:
-        c = command[i]
-        if quote == "'":
-            current.append(c)
-            quote = None if c == "'" else quote
-            i += 1
-            continue
-        if c == "\\" and i + 1 < n:
-            current.append(command[i : i + 2])
-            i += 2
-            continue
-        if any(command.startswith(m, i) for m in _SUBSTITUTION_MARKERS):
-            return None  # inside double quotes too: "$(rm -rf ~)" still runs
-        if quote == '"':
-            current.append(c)
-            quote = None if c == '"' else quote
-            i += 1
-            continue
-        if c in ("'", '"'):
-            quote = c
-            current.append(c)
-            i += 1
-            continue
-        op = next((o for o in _OPERATORS if command.startswith(o, i)), None)
-        # ``>&`` / ``2>&1`` / ``&>`` are redirections, not the background operator.
-        if op == "&" and (command[i - 1 : i] == ">" or command[i + 1 : i + 2] == ">"):
-            op = None
-        if op is None:
-            current.append(c)
-            i += 1
-            continue
-        parts.append("".join(current).strip())
-        current = []
-        i += len(op)
-    if quote is not None:
-        return None  # unbalanced quotes: cannot tell where commands end
-    parts.append("".join(current).strip())
-    return [p for p in parts if p]
-
-
-_ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _tokens(part: str) -> list[str]:
-    try:
-        return shlex.split(part, comments=False)
-    except ValueError:
-        return part.split()
+def _parse(command: str) -> CommandAnalysis | None:
+    """The parsed view of ``command``; ``None`` when the parser (``tools`` extra) is missing."""
+    return analysis_of(command)
 
 
 # --- "Always allow" suggestions --------------------------------------------------------
@@ -445,27 +373,38 @@ def suggest_rule(
 
 def _suggest_shell_rule(tool_name: str, command: str) -> str | None:
     command = command.strip()
-    parts = split_shell_command(command)
     if not command or "\n" in command:
         return None
-    if parts is None or len(parts) != 1:
-        return f"{tool_name}({command})"
-    tokens = _tokens(command)
-    if (
-        not tokens
-        or not _PLAIN_WORD.fullmatch(tokens[0])
-        or _ENV_ASSIGNMENT.match(tokens[0])  # ``FOO=1 x``: allow rules never strip env vars
-        # a shell, `eval`, `rm`, a wrapper: its prefix rule would allow anything
-        or program_spec(tokens[0]).rule_words == "exact"
-    ):
-        return f"{tool_name}({command})"
-    words = tokens[:1]
-    if program_spec(tokens[0]).rule_words == "subcommand":  # ``git commit`` -> ``Bash(git commit:*)``
-        if len(tokens) < 2 or not _PLAIN_WORD.fullmatch(tokens[1]):
-            # ``git -C x push``: a ``git:*`` rule would allow every git command.
-            return f"{tool_name}({command})"
-        words = tokens[:2]
-    return f"{tool_name}({' '.join(words)}:*)"
+    words = _prefix_words(command)
+    return f"{tool_name}({' '.join(words)}:*)" if words else f"{tool_name}({command})"
+
+
+def _prefix_words(command: str) -> list[str] | None:
+    """The words of a prefix rule for ``command`` (``git commit``), or ``None`` when only
+    the exact command fits: compound or wrapped syntax, a prefixed assignment (allow
+    rules never strip them), a computed word, or a program whose prefix rule would allow
+    anything (a shell, ``eval``, ``rm``, a wrapper)."""
+    parts = split_shell_command(command)
+    analysis = _parse(command)
+    if parts != [command] or analysis is None:
+        return None  # several commands, or something around this one (`! x`, `( x )`)
+    simple = analysis.parts[0].simple
+    if simple.assignments:
+        return None
+    words: list[str] = []
+    for word in simple.argv[:2]:
+        if not word.is_literal or not _PLAIN_WORD.fullmatch(word.value):
+            break
+        words.append(word.value)
+    if not words:
+        return None
+    taking = program_spec(words[0]).rule_words
+    if taking == "exact":
+        return None
+    if taking == "subcommand":
+        # ``git -C x push``: a ``git:*`` rule would allow every git command.
+        return words if len(words) == 2 else None
+    return words[:1]
 
 
 def suggest_read_rule(path: Path, *, tree: bool, root: Path, home: Path | None = None) -> str:

@@ -14,7 +14,7 @@ each reported as a problem, in :mod:`nb_agent.shell.parse_checks`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from nb_agent.shell.parse_checks import skipped_escape_problems, token_problem
@@ -94,6 +94,8 @@ class SimpleCommand:
     argv: tuple[Word, ...]
     assignments: tuple[Assignment, ...] = ()
     redirects: tuple[Redirect, ...] = ()
+    text: str = ""
+    """Its source text, redirections included (what an exact Bash rule names)."""
 
     @property
     def name(self) -> str | None:
@@ -241,7 +243,7 @@ class _Builder:
     def statement(self, node: Node) -> None:
         kind = node.type
         if kind == "command":
-            self.commands.append((node.start_byte, self.simple_command(node)))
+            self.commands.append((node.start_byte, replace(self.simple_command(node), text=node_text(node))))
         elif kind in _LIST_TYPES:
             if kind == "negated_command" and not node_text(node)[1:2].isspace():
                 self.problems.append("`!` not followed by a blank")  # `!x` is a word to bash
@@ -281,13 +283,13 @@ class _Builder:
             if body is not None:
                 self.statement(body)
         elif kind == "test_command":
-            self.commands.append((node.start_byte, self.test_command(node)))
+            self.commands.append((node.start_byte, replace(self.test_command(node), text=node_text(node))))
         elif kind in ("declaration_command", "unset_command"):
-            self.commands.append((node.start_byte, self.declaration(node)))
+            self.commands.append((node.start_byte, replace(self.declaration(node), text=node_text(node))))
         elif kind in ("variable_assignment", "variable_assignments"):
             assignments = [node] if kind == "variable_assignment" else list(node.named_children)
             standalone = SimpleCommand(
-                argv=(), assignments=tuple(self.assignment(a) for a in assignments)
+                argv=(), assignments=tuple(self.assignment(a) for a in assignments), text=node_text(node)
             )
             self.commands.append((node.start_byte, standalone))
         elif kind in ("comment", "heredoc_body"):
@@ -328,7 +330,8 @@ class _Builder:
                 self.problems.append("words after a redirection without a command")
             return
         if body.type == "command":
-            self.commands.append((body.start_byte, self.simple_command(body, extra_args)))
+            command = replace(self.simple_command(body, extra_args), text=node_text(node))
+            self.commands.append((body.start_byte, command))
         else:
             if extra_args:
                 self.problems.append("words after a redirection of a compound command")
