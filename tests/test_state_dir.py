@@ -4,7 +4,9 @@ chose, wherever they lead (``~/.bashrc.d`` is sourced by every new shell on Fedo
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -86,3 +88,33 @@ def test_the_fallback_is_private_and_stable(world: dict[str, Path]) -> None:
     first, warning = default_state_dir(world["folder"])
     assert warning is not None and first == default_state_dir(world["folder"])[0]
     assert first.stat().st_mode & 0o077 == 0
+
+
+_CHOOSE = "import sys; from pathlib import Path; from nb_agent.state_dir import default_state_dir; print(default_state_dir(Path(sys.argv[1])))"
+
+
+def _choose_read_only(folder: Path, home: Path) -> str:
+    """``default_state_dir(folder)`` in a process that sees ``folder`` mounted read-only
+    (bubblewrap; as root, a mode bit would not stop the write), with ``home`` as its HOME."""
+    proc = subprocess.run(
+        ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(folder), str(folder), sys.executable, "-c", _CHOOSE, str(folder)],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": str(home)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_a_folder_the_kernel_cannot_write_keeps_its_sessions_in_the_home(world: dict[str, Path]) -> None:
+    """A gateway kernel's folder is often its image's, read-only: the sessions go to
+    ~/.nb_agent/projects/<the folder>, and a warning says where."""
+    shown = _choose_read_only(world["folder"], world["home"])
+    expected = world["home"] / ".nb_agent" / "projects" / str(world["folder"]).strip("/").replace("/", "-")
+    assert f"PosixPath('{expected}')" in shown and "is not writable on the kernel's machine" in shown, shown
+    assert not (world["folder"] / ".nb_agent").exists()
+
+
+def test_a_folder_that_is_not_on_this_machine_is_never_made(world: dict[str, Path]) -> None:
+    missing = world["home"].parent / "server" / "work"  # the notebook's folder on the Jupyter server
+    state, warning = default_state_dir(missing)
+    assert warning and "not writable on the kernel's machine" in warning and not missing.exists()
+    assert state.is_relative_to(world["home"] / ".nb_agent" / "projects")

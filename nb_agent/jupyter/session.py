@@ -91,7 +91,9 @@ class KernelAgentSession:
         if configured:
             return Path(os.path.expanduser(configured))
         notebook = self.notebook_path()
-        state, warning = default_state_dir(notebook.parent if notebook is not None else Path.cwd())
+        # the notebook's folder may be the server's, not on this machine (a gateway kernel)
+        here = notebook is not None and notebook.parent.is_dir()
+        state, warning = default_state_dir(notebook.parent if here and notebook is not None else Path.cwd())
         if warning:
             self.warn(warning)
         return state

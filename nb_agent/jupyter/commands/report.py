@@ -21,7 +21,8 @@ def status(session: KernelAgentSession, _arg: str | None = None) -> None:
     lines = [f"nb_agent · permission mode {mode}", *_model_lines(session)]
     lines.append(f"notebook   {notebook or '(unknown: set it with %agent notebook PATH)'}")
     lines.extend(session.live.status_lines())
-    lines.append(f"sessions   {session.sessions_dir()}")
+    lines.append(f"files      {session.live.files_line()}")
+    lines.append(f"sessions   {session.sessions_dir()} (on the kernel's machine)")
     lines += _trust_lines(session)
     if engine is None:
         lines.append("session    (none yet: the first %%agent cell starts one; %agent resume continues a saved one)")

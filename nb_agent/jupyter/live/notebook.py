@@ -166,6 +166,21 @@ class LiveNotebook:
             known.append(NotebookAddress(notebook_path=notebook.name, server_root=None, shown=notebook, on_this_machine=notebook.is_file()))
         return elsewhere_message(raw, cwd, known=known, working_dir=os.environ.get(WORKING_DIR_ENV) or None)
 
+    def files_line(self) -> str:
+        """Which machine's files the tools see, and where the notebook is (``%agent status``)."""
+        import socket
+
+        text = f"the kernel's machine ({socket.gethostname()}), working directory {Path.cwd()}"
+        address = self.address
+        working_dir = os.environ.get(WORKING_DIR_ENV) or ""
+        if address is not None and address.on_this_machine:
+            return text + "; the notebook's file is here too"
+        if address is not None:
+            return text + f"; the notebook is on the Jupyter server ({address.shown}), not here: Read and NotebookEdit reach it through the page"
+        if working_dir and not os.path.isdir(working_dir):
+            return text + f"; a gateway started this kernel apart from the Jupyter server (the notebook's folder there: {working_dir})"
+        return text
+
     def status_lines(self) -> list[str]:
         from nb_agent.jupyter.live.run import describe
 

@@ -69,6 +69,10 @@ def test_read_and_edit_by_every_spelling_when_the_file_is_not_on_the_kernels_mac
         assert [c["source"] for c in page.cells][1] == "## Notes"
         assert "## Notes" in tool_results(requests[5])[0]
         assert not kernel.widgets.ever(lambda s: "waiting for approval" in str(s.get("value", "")))
+        status = kernel.run("%agent status").stdout
+        assert "files      the kernel's machine" in status and f"working directory {kernel.cwd}" in status, status
+        assert f"the notebook is on the Jupyter server ({SERVER_PATH}), not here" in status, status
+        assert f"sessions   {kernel.cwd}/.nb_agent/sessions (on the kernel's machine)" in status, status
     finally:
         _close(kernel, page)
 
