@@ -48,6 +48,14 @@ class AgentDefinition:
     def is_built_in(self) -> bool:
         return self.source == "built-in"
 
+    @property
+    def query_source(self) -> str:
+        """The query source of its model calls: one of the foreground sources whose 529s are
+        retried (seed 002 §10.2), as Claude Code names them."""
+        if not self.is_built_in:
+            return "agent:custom"
+        return "agent:default" if self.name == GENERAL_PURPOSE else "agent:builtin"
+
     def resolved_model(self, parent_model: str, requested: str | None = None) -> str:
         """The call's ``model`` wins, then the definition's; ``inherit`` means the parent's.
         Aliases (``haiku``) stay as written: the engine resolves them for its provider."""

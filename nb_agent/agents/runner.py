@@ -52,6 +52,8 @@ class SubagentRun:
     parent_tool_use_id: str
     background: bool = False
     model: str = ""
+    depth: int = 1
+    """1 for an agent the main agent started, 2 for one that agent started, and so on."""
     abort: AbortController = field(default_factory=AbortController)
     status: RunStatus = "running"
     started_at: float = field(default_factory=time.monotonic)
@@ -202,7 +204,7 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
         thinking=pc.thinking,
         extra={
             **pc.extra,
-            "query_source": f"agent:{definition.name}",
+            "query_source": definition.query_source,
             "omit_session_context": definition.omit_session_context,
             "tool_use_summaries": False,
             "notify_after_s": float("inf"),  # "waiting for your input" is the parent's to say
