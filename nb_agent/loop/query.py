@@ -374,6 +374,8 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                 messages=[*window, *turn.assistant_messages, *turn.tool_results],
                 tool_use_context=next_ctx,
                 auto_compact_tracking=tracking,
+                # kept: a Stop hook that blocked is still active after the tools it asked for
+                stop_hook_active=state.stop_hook_active,
                 turn_count=next_turn,
                 transition=Continue(reason="next_turn"),
             )
