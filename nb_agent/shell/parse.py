@@ -13,6 +13,8 @@ each reported as a problem, in :mod:`nb_agent.shell.parse_checks`.
 
 from __future__ import annotations
 
+import importlib.util
+
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -141,6 +143,19 @@ class ParsedCommand:
 
 
 _parser: Parser | None = None
+
+
+def parser_unavailable_reason() -> str | None:
+    """Why commands cannot be parsed here (tree-sitter or its Bash grammar is not
+    installed), or None. Checked without importing them: that costs milliseconds."""
+    for module in ("tree_sitter", "tree_sitter_bash"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            return f"the Bash parser needs {module.replace('_', '-')}, which is not installed (pip install 'nb_agent[tools]')"
+    return None
 
 
 def _get_parser() -> Parser:

@@ -16,6 +16,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nb_agent.shell.parse import parser_unavailable_reason
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
 from nb_agent.tools.bash import output_cap
@@ -164,6 +165,9 @@ class BashOutputTool(Tool[BashOutputInput]):
     input_model = BashOutputInput
     max_result_size_chars = BACKGROUND_OUTPUT_MAX_CHARS
 
+    def unavailable_reason(self) -> str | None:
+        return parser_unavailable_reason()  # offered with Bash, or not at all
+
     def prompt(self) -> str:
         return (
             "Retrieves output from a running or completed background bash shell.\n"
@@ -220,6 +224,9 @@ class KillShellTool(Tool[KillShellInput]):
 
     name = "KillShell"
     input_model = KillShellInput
+
+    def unavailable_reason(self) -> str | None:
+        return parser_unavailable_reason()  # offered with Bash, or not at all
 
     def prompt(self) -> str:
         return (

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.messages import ContentBlock, SystemMessage
+from nb_agent.shell.parse import parser_unavailable_reason
 from nb_agent.shell.programs import program_spec
 from nb_agent.shell.read_only import is_read_only_command
 from nb_agent.tools.base import (
@@ -150,6 +151,9 @@ class BashTool(Tool[BashInput]):
 
     def prompt(self) -> str:
         return _PROMPT
+
+    def unavailable_reason(self) -> str | None:
+        return parser_unavailable_reason()  # every call is parsed before it runs
 
     def is_read_only(self, input: BashInput) -> bool:
         # Outside the sandbox nothing backs the classifier up: never auto-allowed.
