@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HOST_KEY = "nb_agent.subagents"
+MAX_SUBAGENT_DEPTH = 2
+"""How deep subagents nest: the main agent's subagents (depth 1) may start subagents only
+when their definition lists ``Agent``; those (depth 2) never get the Agent tool."""
 TASK_NOTIFICATION = "task_notification"
 
 
@@ -56,9 +59,15 @@ class SubagentHost:
         return host if isinstance(host, SubagentHost) else None
 
     # --- starting ---------------------------------------------------------------------------
-    def tools_for(self, definition: AgentDefinition, *, background: bool) -> ResolvedTools:
-        """The subagent's tools from the parent's whole pool (not the calling agent's)."""
-        pool = list(self.parent.tools)
+    def depth_below(self, caller_id: str | None) -> int:
+        """The depth of an agent started by ``caller_id`` (None: the main agent)."""
+        caller = self.runs.get(caller_id) if caller_id else None
+        return caller.depth + 1 if caller is not None else 1
+
+    def tools_for(self, definition: AgentDefinition, *, background: bool, depth: int = 1) -> ResolvedTools:
+        """The subagent's tools from the parent's whole pool (not the calling agent's); an
+        agent at :data:`MAX_SUBAGENT_DEPTH` gets no Agent tool, whatever it lists."""
+        pool = [t for t in self.parent.tools if depth < MAX_SUBAGENT_DEPTH or t.name != AGENT_TOOL_NAME]
         resolved = resolve_agent_tools(definition, pool, is_background=background)
         named = [n for n in definition.mcp_servers if isinstance(n, str)]
         if named:  # tools of the session's servers the definition names, whatever its allow-list
@@ -86,6 +95,7 @@ class SubagentHost:
         model: str | None,
         background: bool,
         parent_abort: AbortController | None,
+        depth: int = 1,
     ) -> SubagentRun:
         abort = (self.background_root if background or parent_abort is None else parent_abort).child()
         run = SubagentRun(
@@ -96,6 +106,7 @@ class SubagentHost:
             background=background,
             model=definition.resolved_model(self.parent.config.model, model),
             abort=abort,
+            depth=depth,
         )
         self.runs[run.agent_id] = run
         return run

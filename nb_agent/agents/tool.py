@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 
 from nb_agent.agents.definition import GENERAL_PURPOSE
 from nb_agent.agents.filtering import AGENT_TOOL_NAME
-from nb_agent.agents.host import SubagentHost
+from nb_agent.agents.host import MAX_SUBAGENT_DEPTH, SubagentHost
 from nb_agent.agents.loader import AgentCatalog
 from nb_agent.agents.runner import SubagentOutcome
 from nb_agent.errors import ToolError
+from nb_agent.tools.services import AGENT_ID_OPTION
 from nb_agent.tools.base import InterruptBehavior, ProgressCallback, Tool, ToolResult, ToolUseContext
 
 COUNTED_STREAM_EVENTS = frozenset({"message_start", "message_delta"})
@@ -109,7 +110,10 @@ class AgentTool(Tool[AgentInput]):
         if host is None:
             raise ToolError("Subagents are not available in this session.")
         definition = self._definition(input.subagent_type or GENERAL_PURPOSE, host.catalog)
-        resolved = host.tools_for(definition, background=input.run_in_background)
+        depth = host.depth_below(ctx.options.get(AGENT_ID_OPTION))
+        if depth > MAX_SUBAGENT_DEPTH:  # its tools never include Agent; a stale pool must not nest either
+            raise ToolError(f"Subagents nest at most {MAX_SUBAGENT_DEPTH} deep: do this part yourself.")
+        resolved = host.tools_for(definition, background=input.run_in_background, depth=depth)
         run = host.new_run(
             definition,
             description=input.description.strip() or definition.name,
@@ -118,6 +122,7 @@ class AgentTool(Tool[AgentInput]):
             model=input.model,
             background=input.run_in_background,
             parent_abort=ctx.abort_controller,
+            depth=depth,
         )
         if input.run_in_background:
             host.launch_background(run, resolved.tools)
