@@ -29,7 +29,7 @@ from nb_agent.permissions.rules import (
     tool_family,
 )
 from nb_agent.permissions.settings import Settings
-from nb_agent.permissions.steps import PermissionCall
+from nb_agent.permissions.steps import PermissionCall, deny_rule
 from nb_agent.permissions.types import (
     PERMISSION_MODES,
     PermissionDecision,
@@ -163,12 +163,17 @@ class RuleBasedPolicy(PermissionPolicy):
         agent_mode = ctx.options.get(AGENT_MODE_OPTION)
         return agent_mode if agent_mode in PERMISSION_MODES else self._mode
 
+    def _call(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionCall:
+        return PermissionCall(policy=self, tool=tool, input=input, ctx=ctx, mode=self.effective_mode(ctx), family=tool_family(tool))
+
     async def decide(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision:
         """Run the permission chain over this call (:mod:`nb_agent.permissions.chain`)."""
-        call = PermissionCall(
-            policy=self, tool=tool, input=input, ctx=ctx, mode=self.effective_mode(ctx), family=tool_family(tool)
-        )
-        return await run_chain(call)
+        return await run_chain(self._call(tool, input, ctx))
+
+    async def deny_rule_decision(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision | None:
+        """The chain's first step alone: the pipeline asks it before the tool's own checks
+        look at the disk (seed 003 §3.6 step ④)."""
+        return await deny_rule(self._call(tool, input, ctx))
 
     # --- lookups the chain's steps make --------------------------------------------------
     def read_scope(self, ctx: ToolUseContext) -> ReadScope:

@@ -92,6 +92,11 @@ class PermissionPolicy:
     async def decide(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision:
         return await tool.check_permissions(input, ctx)
 
+    async def deny_rule_decision(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionDecision | None:
+        """A deny rule's answer, asked before the tool validates its input (which may look
+        at the disk: a denied file's existence must not leak). Default: no rules."""
+        return None
+
     def add_session_rule(self, behavior: Literal["allow", "deny", "ask"], rule: str) -> None:
         """Record a rule for the rest of the session (an "Always allow" answer)."""
         raise NotImplementedError("this policy keeps no rules")

@@ -1,6 +1,6 @@
 """The per-call pipeline (SPEC §3): one tool_use in, progress and exactly one tool_result out.
 
-lookup/aliases → schema validation → ``validate_input`` → PreToolUse hooks → permission
+lookup/aliases → schema validation → deny rules → ``validate_input`` → PreToolUse hooks → permission
 decision (rules; a hook may deny, ask, or allow what would only ask; then interactive; a
 Notification hook fires when the user is asked) → call with progress → PostToolUse hooks
 (PostToolUseFailure when the call failed) → result
@@ -242,11 +242,7 @@ class _ToolCall:
         if isinstance(decision, PermissionAsk):
             decision = await self._ask(raw, decision)
         if isinstance(decision, PermissionDeny):
-            self.deps.on_denial(
-                PermissionDenialRecord(
-                    tool_name=self.tool.name, tool_use_id=self.tool_use_id, input=raw, message=decision.message
-                )
-            )
+            self._record_denial(raw, decision)
             if decision.interrupt:
                 self.ctx.abort_controller.abort("Interrupted by user")
             raise _Refused(decision.message)
@@ -364,9 +360,23 @@ class _ToolCall:
         )
         return tool_result_message(self.tool_use_id, content, is_error=result.is_error, tool_use_result=result.data)
 
+    async def _deny_first(self, raw: dict[str, Any], parsed: Any) -> None:
+        """Deny rules before the tool's own checks (seed 003 §3.6 step ④): Edit and Write
+        look at the file (exists? read? size?) and must say nothing of a denied one."""
+        denied = await self.deps.permission_policy.deny_rule_decision(self.tool, parsed, self.ctx)
+        if isinstance(denied, PermissionDeny):
+            self._record_denial(raw, denied)
+            raise _Refused(denied.message)
+
+    def _record_denial(self, raw: dict[str, Any], decision: PermissionDeny) -> None:
+        self.deps.on_denial(
+            PermissionDenialRecord(tool_name=self.tool.name, tool_use_id=self.tool_use_id, input=raw, message=decision.message)
+        )
+
     async def run(self) -> AsyncIterator[ToolUpdate]:
         raw = self.block.get("input")
         parsed = self._parse(raw)
+        await self._deny_first(raw, parsed)
         await self._validate(parsed)
         raw, parsed, hook_decision = await self._pre_tool_hooks(raw, parsed)
         for update in self._drain_extra():

@@ -7,7 +7,7 @@ user is not asked about an edit that cannot apply) and again in ``call`` (the fi
 have changed while the user was deciding).
 
 Steps with no counterpart here: ② team-memory secret scan (nb_agent has no team memory),
-④ deny rules (the permission stage matches them against ``permission_rule_content``), ⑤
+④ deny rules (the pipeline checks them before ``validate_input``, against ``permission_rule_content``), ⑤
 UNC paths (``EditTool.validate_input`` skips all file access for them).
 """
 
