@@ -346,7 +346,7 @@ class _ToolCall:
             self.prevent_continuation = True
         for text in hook.blocking_errors:
             self.extra.append(ToolUpdate(message=AttachmentMessage(kind="hook_blocking_error", content=f"{event} hook feedback:\n{text}")))
-        if hook.updated_output is not None and not result.is_error:
+        if hook.updated_output is not None and not result.is_error and self.tool.is_mcp:  # updatedMCPToolOutput: MCP only
             return ToolResult(data=hook.updated_output, is_error=result.is_error, new_messages=result.new_messages, context_modifier=result.context_modifier)
         return result
 

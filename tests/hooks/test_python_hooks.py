@@ -77,7 +77,11 @@ async def test_pre_tool_use_allow_skips_the_permission_prompt(hook_engine):
     assert [c.value for c in echo.calls] == ["x"]
 
 
-async def test_post_tool_use_replaces_output_and_feeds_back_a_blocking_error(hook_engine):
+class McpEcho(RecordingTool):
+    is_mcp = True
+
+
+async def test_post_tool_use_replaces_an_mcp_tools_output_and_feeds_back_a_blocking_error(hook_engine):
     seen = []
 
     async def post(hook_input):
@@ -86,13 +90,27 @@ async def test_post_tool_use_replaces_output_and_feeds_back_a_blocking_error(hoo
 
     hooks = Hooks()
     hooks.add("PostToolUse", post)
-    engine, transport = hook_engine(_turns(tool_use("Echo", {"value": "tok_123"})), hooks, [RecordingTool("Echo")])
+    tool = McpEcho("mcp__vault__echo")
+    engine, transport = hook_engine(_turns(tool_use("mcp__vault__echo", {"value": "tok_123"})), hooks, [tool])
     out = await collect(engine, "go")
-    assert seen[0].tool_response == "Echo: tok_123"
+    assert seen[0].tool_response == "mcp__vault__echo: tok_123"
     assert out.tool_results[0]["content"] == "[redacted]"
     request_text = str(transport.requests[1]["messages"][-1])
     assert "the output contained a token" in request_text
     assert_history_invariant(engine.messages)
+
+
+async def test_updated_mcp_tool_output_leaves_a_built_in_tools_output_alone(hook_engine):
+    """Audit defect 6: ``updatedMCPToolOutput`` is for MCP tools only (Claude Code's rule)."""
+
+    async def post(hook_input):
+        return HookOutput(updated_output="[replaced]")
+
+    hooks = Hooks()
+    hooks.add("PostToolUse", post)
+    engine, _ = hook_engine(_turns(tool_use("Echo", {"value": "real output"})), hooks, [RecordingTool("Echo")])
+    out = await collect(engine, "go")
+    assert out.tool_results[0]["content"] == "Echo: real output"
 
 
 async def test_a_failing_or_slow_python_hook_is_a_warning(hook_engine):
