@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections.abc import Mapping
@@ -108,7 +109,14 @@ class Hooks:
         return warnings
 
     def _add_entry(self, event: HookEvent, entry: Any, *, warn: Any, where: str, project_dir: str | None, source: HookSource, path: str | None) -> None:
-        if not isinstance(entry, dict) or not isinstance(entry.get("hooks", []), list):
+        if isinstance(entry, dict) and "hooks" not in entry and "command" in entry:
+            flat = json.dumps({"command": entry["command"]})
+            warn(
+                f"{where}: hooks.{event}: an entry has no 'hooks' list (the older flat form {flat}); "
+                'write it as {"hooks": [{"type": "command", "command": ...}]}; ignored'
+            )
+            return
+        if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
             warn(f"{where}: hooks.{event}: an entry is not an object with a 'hooks' list; ignored")
             return
         matcher = entry.get("matcher")
