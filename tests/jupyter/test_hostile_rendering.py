@@ -12,6 +12,7 @@ styles (no ``url(``).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import re
@@ -214,14 +215,16 @@ def _form_markup(make: Any) -> dict[str, str]:
     from nb_agent.jupyter.view.question_form import QuestionForm
 
     shared, _ = _shared_widgets()
-    row = ApprovalRow(suggested_rule=make("row rule"), on_answer=lambda *a: None, shared=shared)
+    loop = asyncio.new_event_loop()
+    row = ApprovalRow(suggested_rule=make("row rule"), on_answer=lambda *a: None, shared=shared, loop=loop)
     questions = [
         {"header": make("form header"), "question": make("form question"), "multiSelect": False, "options": [{"label": make("form label"), "description": make("form option description")}]},
         {"header": make("multi header"), "question": make("multi question"), "multiSelect": True, "options": [{"label": make("multi label"), "description": make("multi description")}]},
     ]
-    form = QuestionForm(questions=questions, on_answer=lambda *a: None, shared=shared, call_soon=lambda f, *a: f(*a))
-    form._submitted()  # nothing chosen: the form says so in its message widget
-    plan = PlanForm(plan=make("form plan", True), on_answer=lambda *a: None, shared=shared)
+    form = QuestionForm(questions=questions, on_answer=lambda *a: None, shared=shared, loop=loop)
+    loop.run_until_complete(form._submitted())  # nothing chosen: the form says so in its message widget
+    loop.close()
+    plan = PlanForm(plan=make("form plan", True), on_answer=lambda *a: None, shared=shared, loop=loop)
     out = {"approval rule": row.rule.value, "plan form": plan.plan.value, "question message": form.message.value}
     for index, question in enumerate(form.questions):
         out[f"question title {index}"] = question.title.value

@@ -45,7 +45,7 @@ async def _ask_and_click(view, answer, *, feedback="", from_thread=True):
     assert row is not None
     labels = [b.description for b in row.buttons.values()]
     assert labels == ["Allow", "Always allow", "Deny"]
-    assert "Bash(touch:*)" in row.rule.value and row.feedback.placeholder
+    assert "Bash(touch:*)" in row.rule.value and row.feedback.widget.placeholder
     if from_thread:
         thread = threading.Thread(target=row.click, args=(answer, feedback))
         thread.start()
@@ -60,7 +60,7 @@ async def test_allow_clicked_on_another_thread():
     state, view = _view()
     row, result = await _ask_and_click(view, "allow")
     assert result == PermissionAllow()
-    assert all(b.disabled for b in row.buttons.values()) and row.feedback.disabled
+    assert all(b.disabled for b in row.buttons.values()) and row.feedback.widget.disabled
     (card,) = state.cards
     assert card.approval.answer == "allow" and card.status == "running"
     assert "Allowed by you" in view._widgets[card.key].content.value

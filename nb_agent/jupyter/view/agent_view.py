@@ -9,6 +9,7 @@ rendering and closes the widgets.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -249,7 +250,12 @@ class WidgetAgentView:
         return self._shared
 
     def show_approval(self, card: ToolCall, deliver: Callable[[Any, str], None]) -> ApprovalRow:
-        row = ApprovalRow(suggested_rule=card.approval.suggested_rule if card.approval else None, on_answer=deliver, shared=self._shared)
+        row = ApprovalRow(
+            suggested_rule=card.approval.suggested_rule if card.approval else None,
+            on_answer=deliver,
+            shared=self._shared,
+            loop=asyncio.get_running_loop(),
+        )
         return self.show_panel(card, row)
 
     def show_panel(self, card: ToolCall, panel: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from nb_agent.jupyter.html import el
 from nb_agent.jupyter.view import theme
+from nb_agent.jupyter.view.typed_text import TypedText
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny, PermissionRequest, PermissionResult
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def permission_result(answer: Answer, feedback: str, request: PermissionRequest)
 
 
 class ApprovalRow:
-    """The three buttons, the rule Always allow would add, and a feedback text box."""
+    """The three buttons, the rule Always allow would add, and a feedback text box (Enter in
+    it, with something written, denies with that feedback)."""
 
     def __init__(
         self,
@@ -57,15 +59,16 @@ class ApprovalRow:
         suggested_rule: str | None,
         on_answer: Callable[[Answer, str], None],
         shared: dict[str, Any],
+        loop: asyncio.AbstractEventLoop,
     ) -> None:
         import ipywidgets as w
 
         self._on_answer = on_answer
+        self._loop = loop
         self._lock = threading.Lock()
         self._answered = False
-        layout, button_style, text_style, html_style = (
-            shared["layout"], shared["button_style"], shared["text_style"], shared["html_style"]
-        )  # fmt: skip
+        self._task: asyncio.Task[None] | None = None
+        layout, button_style, html_style = shared["layout"], shared["button_style"], shared["html_style"]
         self.buttons: dict[Answer, Any] = {
             "allow": w.Button(description="Allow", button_style="success", layout=layout, style=button_style),
             "always_allow": w.Button(
@@ -80,28 +83,35 @@ class ApprovalRow:
         }
         rule_text = ["adds ", el("code", suggested_rule)] if suggested_rule else "(no rule to add)"
         self.rule = w.HTML(value=el("span", rule_text, style=theme.small(theme.MUTED)), layout=layout, style=html_style)
-        self.feedback = w.Text(placeholder=FEEDBACK_PLACEHOLDER, layout=layout, style=text_style, continuous_update=True)
+        self.feedback = TypedText(placeholder=FEEDBACK_PLACEHOLDER, shared=shared)
         for answer, button in self.buttons.items():
             button.on_click(lambda _button, answer=answer: self._clicked(answer))
+        self.feedback.on_submit(lambda: self._clicked("deny") if self.feedback.value.strip() else None)
         self.box = w.HBox(
-            [self.buttons["allow"], self.buttons["always_allow"], self.rule, self.buttons["deny"], self.feedback],
+            [self.buttons["allow"], self.buttons["always_allow"], self.rule, self.buttons["deny"], self.feedback.widget],
             layout=shared["row_layout"],
         )
 
     @property
     def widgets(self) -> list[Any]:
-        return [*self.buttons.values(), self.rule, self.feedback, self.box]
+        return [*self.buttons.values(), self.rule, self.feedback.widget, self.box]
 
     WIDGETS = 6
     """Widgets the row is made of (its styles and layouts are shared)."""
 
-    def _clicked(self, answer: Answer) -> None:
+    def _clicked(self, answer: Answer) -> None:  # on any thread
         with self._lock:
             if self._answered:
                 return
             self._answered = True
-        feedback = self.feedback.value if answer == "deny" else ""
-        self._on_answer(answer, feedback or "")
+        self._loop.call_soon_threadsafe(self._start, answer)
+
+    def _start(self, answer: Answer) -> None:  # on the loop's thread
+        self._task = self._loop.create_task(self._deliver(answer))
+
+    async def _deliver(self, answer: Answer) -> None:
+        feedback = await self.feedback.settled() if answer == "deny" else ""
+        self._on_answer(answer, feedback)
 
     @property
     def answered(self) -> bool:
@@ -110,7 +120,7 @@ class ApprovalRow:
     def click(self, answer: Answer, feedback: str = "") -> None:
         """Answer programmatically (tests, keyboard shortcuts)."""
         if feedback:
-            self.feedback.value = feedback
+            self.feedback.widget.value = feedback
         self.buttons[answer].click()
 
     def disable(self) -> int:
@@ -118,7 +128,7 @@ class ApprovalRow:
         with self._lock:
             self._answered = True
         sent = 0
-        for widget in (*self.buttons.values(), self.feedback):
+        for widget in (*self.buttons.values(), self.feedback.widget):
             if not widget.disabled:
                 widget.disabled = True
                 sent += 1
@@ -136,16 +146,13 @@ class WidgetApprover:
         future: asyncio.Future[tuple[Answer, str]] = loop.create_future()
         card = self.view.state.ask_for(request)
 
-        def settle(answer: Answer, feedback: str) -> None:  # on the loop's thread
+        def settle(answer: Answer, feedback: str) -> None:  # on the loop's thread (the row's delivery)
             if future.done():
                 return
             self.view.approval_answered(card, answer, feedback)
             future.set_result((answer, feedback))
 
-        def deliver(answer: Answer, feedback: str) -> None:  # on any thread
-            loop.call_soon_threadsafe(settle, answer, feedback)
-
-        self.view.show_approval(card, deliver)
+        self.view.show_approval(card, settle)
         try:
             answer, feedback = await future
         except asyncio.CancelledError:

@@ -1,9 +1,11 @@
 """The agent's plan on its card: the plan (Markdown) with *Approve* (into the default
 mode), *Approve, accept edits* (into ``acceptEdits``) and *Keep planning* with a box for
-what to change. Clicks are handled as on the approval row (once, under a lock)."""
+what to change (Enter in it, with something written, keeps planning). Clicks are handled as
+on the approval row: once, under a lock, the answer read on the loop once the text settled."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +13,7 @@ from nb_agent.jupyter.html import el, markdown
 from nb_agent.jupyter.prompt_answers import PlanDecision
 from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
+from nb_agent.jupyter.view.typed_text import TypedText
 
 BUTTONS: dict[PlanDecision, tuple[str, str]] = {
     "default": ("Approve", "success"),
@@ -21,10 +24,12 @@ FEEDBACK_PLACEHOLDER = "What to change (sent with Keep planning)"
 
 
 class PlanForm:
-    def __init__(self, *, plan: str, on_answer: Callable[[PlanDecision, str], None], shared: dict[str, Any]) -> None:
+    def __init__(self, *, plan: str, on_answer: Callable[[PlanDecision, str], None], shared: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
         import ipywidgets as w
 
         self._on_answer = on_answer
+        self._loop = loop
+        self._task: asyncio.Task[None] | None = None
         self._once = AnswerOnce()
         self.plan = w.HTML(
             value=el("div", markdown(plan), style=theme.BOXED),
@@ -34,23 +39,30 @@ class PlanForm:
             decision: w.Button(description=label, button_style=style, layout=shared["layout"], style=shared["button_style"])
             for decision, (label, style) in BUTTONS.items()
         }
-        self.feedback = w.Text(placeholder=FEEDBACK_PLACEHOLDER, layout=shared["layout"], style=shared["text_style"], continuous_update=True)
+        self.feedback = TypedText(placeholder=FEEDBACK_PLACEHOLDER, shared=shared)
         for decision, button in self.buttons.items():
             button.on_click(lambda _b, decision=decision: self._clicked(decision))
-        self.row = w.HBox([*self.buttons.values(), self.feedback], layout=shared["row_layout"])
+        self.feedback.on_submit(lambda: self._clicked("keep") if self.feedback.value.strip() else None)
+        self.row = w.HBox([*self.buttons.values(), self.feedback.widget], layout=shared["row_layout"])
         self.box = w.VBox([self.plan, self.row], layout=shared["layout"])
 
     @property
     def widgets(self) -> list[Any]:
-        return [self.plan, *self.buttons.values(), self.feedback, self.row, self.box]
+        return [self.plan, *self.buttons.values(), self.feedback.widget, self.row, self.box]
 
     @property
     def answered(self) -> bool:
         return self._once.answered
 
-    def _clicked(self, decision: PlanDecision) -> None:
+    def _clicked(self, decision: PlanDecision) -> None:  # on any thread
         if self._once.claim():
-            self._on_answer(decision, (self.feedback.value or "") if decision == "keep" else "")
+            self._loop.call_soon_threadsafe(self._start, decision)
+
+    def _start(self, decision: PlanDecision) -> None:  # on the loop's thread
+        self._task = self._loop.create_task(self._deliver(decision))
+
+    async def _deliver(self, decision: PlanDecision) -> None:
+        self._on_answer(decision, await self.feedback.settled() if decision == "keep" else "")
 
     def disable(self) -> int:
-        return disable_all(self._once, (*self.buttons.values(), self.feedback))
+        return disable_all(self._once, (*self.buttons.values(), self.feedback.widget))

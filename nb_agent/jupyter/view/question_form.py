@@ -1,13 +1,14 @@
 """The agent's questions on its card: option buttons (checkboxes for multi-select), an
-"Other" text box per question, *Submit answers* and *Skip*.
+"Other" text box per question (Enter in it submits), *Submit answers* and *Skip*.
 
 As with the approval row, a click may arrive on a thread other than the event loop's:
-selections are recorded under a lock, widget styles are updated on the loop
-(``call_soon``), and the answer is delivered once.
+selections are recorded under a lock, widget styles are updated on the loop, the "Other"
+texts are read on the loop once settled, and the answer is delivered once.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ from nb_agent.jupyter.html import el, style
 from nb_agent.jupyter.prompt_answers import answer_text
 from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
+from nb_agent.jupyter.view.typed_text import TypedText
 
 OTHER_PLACEHOLDER = "Other: your own answer (optional)"
 SUBMIT_LABEL = "Submit answers"
@@ -51,12 +53,12 @@ class _QuestionWidgets:
             ]
             for option, button in enumerate(self.choices):
                 button.on_click(lambda _b, option=option: on_pick(index, option))
-        self.other = w.Text(placeholder=OTHER_PLACEHOLDER, layout=shared["layout"], style=shared["text_style"], continuous_update=True)
-        self.row = w.HBox([*self.choices, self.other], layout=shared["row_layout"])
+        self.other = TypedText(placeholder=OTHER_PLACEHOLDER, shared=shared)
+        self.row = w.HBox([*self.choices, self.other.widget], layout=shared["row_layout"])
 
     @property
     def widgets(self) -> list[Any]:
-        return [self.title, *self.choices, self.other, self.row]
+        return [self.title, *self.choices, self.other.widget, self.row]
 
     def toggle(self, option: int) -> None:
         if self.multi:
@@ -69,25 +71,28 @@ class _QuestionWidgets:
         else:
             self.selected = {option}
 
-    def answer(self) -> str:
-        return answer_text([self.labels[i] for i in sorted(self.selected)], self.other.value or "")
+    def answer(self, other: str) -> str:
+        return answer_text([self.labels[i] for i in sorted(self.selected)], other)
 
 
 class QuestionForm:
     """Every question of one AskUserQuestion call, and the buttons that answer them."""
 
-    def __init__(self, *, questions: list[dict[str, Any]], on_answer: Deliver, shared: dict[str, Any], call_soon: Callable[..., Any]) -> None:
+    def __init__(self, *, questions: list[dict[str, Any]], on_answer: Deliver, shared: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
         import ipywidgets as w
 
         self._on_answer = on_answer
-        self._call_soon = call_soon
+        self._loop = loop
+        self._tasks: set[asyncio.Task[None]] = set()
         self._once = AnswerOnce()
         self.questions = [_QuestionWidgets(w, q, shared, self._picked, i) for i, q in enumerate(questions)]
         self.submit = w.Button(description=SUBMIT_LABEL, button_style="success", layout=shared["layout"], style=shared["button_style"])
         self.skip = w.Button(description=SKIP_LABEL, layout=shared["layout"], style=shared["button_style"])
         self.message = w.HTML(value="", layout=shared["layout"], style=shared["html_style"])
-        self.submit.on_click(lambda _b: self._submitted())
-        self.skip.on_click(lambda _b: self._skipped())
+        self.submit.on_click(lambda _b: self._soon(self._submitted))
+        self.skip.on_click(lambda _b: self._soon(self._skipped))
+        for question in self.questions:
+            question.other.on_submit(lambda: self._soon(self._submitted))
         buttons = w.HBox([self.submit, self.skip, self.message], layout=shared["row_layout"])
         parts: list[Any] = []
         for q in self.questions:
@@ -104,6 +109,14 @@ class QuestionForm:
     def answered(self) -> bool:
         return self._once.answered
 
+    def _soon(self, step: Callable[[], Any]) -> None:  # on any thread: the step runs as a task on the loop
+        def start() -> None:
+            task = self._loop.create_task(step())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        self._loop.call_soon_threadsafe(start)
+
     def _picked(self, index: int, option: int) -> None:
         with self._once.lock:
             if self._once.answered:
@@ -112,7 +125,7 @@ class QuestionForm:
             question.toggle(option)
             chosen = set(question.selected)
         if not question.multi:
-            self._call_soon(self._show_selection, question, chosen)
+            self._loop.call_soon_threadsafe(self._show_selection, question, chosen)
 
     @staticmethod
     def _show_selection(question: _QuestionWidgets, chosen: set[int]) -> None:
@@ -121,22 +134,23 @@ class QuestionForm:
             if button.button_style != style:
                 button.button_style = style
 
-    def _submitted(self) -> None:
+    async def _submitted(self) -> None:
+        others = [await q.other.settled() for q in self.questions]
         with self._once.lock:
             if self._once.answered:
                 return
-            answers = {str(q.question.get("question", "")): q.answer() for q in self.questions}
+            answers = {str(q.question.get("question", "")): q.answer(other) for q, other in zip(self.questions, others)}
             if not all(answers.values()):
-                self._call_soon(setattr, self.message, "value", el("span", UNANSWERED_TEXT, style=theme.TEXT[theme.ERROR]))
+                self.message.value = el("span", UNANSWERED_TEXT, style=theme.TEXT[theme.ERROR])
                 return
             self._once.answered = True
         self._on_answer(answers, "")
 
-    def _skipped(self) -> None:
+    async def _skipped(self) -> None:
         if not self._once.claim():
             return
-        said = "; ".join(q.other.value.strip() for q in self.questions if (q.other.value or "").strip())
-        self._on_answer(None, said)
+        others = [await q.other.settled() for q in self.questions]
+        self._on_answer(None, "; ".join(other.strip() for other in others if other.strip()))
 
     def disable(self) -> int:
-        return disable_all(self._once, (*[c for q in self.questions for c in (*q.choices, q.other)], self.submit, self.skip))
+        return disable_all(self._once, (*[c for q in self.questions for c in (*q.choices, q.other.widget)], self.submit, self.skip))

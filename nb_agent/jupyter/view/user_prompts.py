@@ -39,18 +39,17 @@ class WidgetUserPrompts:
             view.approval_answered(card, "deny" if isinstance(result, PermissionDeny) else "allow", feedback)
             future.set_result(result)
 
-        def answered(answers: dict[str, str] | None, feedback: str) -> None:  # any thread
-            result = question_answered(request, answers) if answers is not None else question_declined(feedback)
-            loop.call_soon_threadsafe(settle, result, feedback)
+        def answered(answers: dict[str, str] | None, feedback: str) -> None:  # on the loop's thread (the form's delivery)
+            settle(question_answered(request, answers) if answers is not None else question_declined(feedback), feedback)
 
-        def decided(decision: PlanDecision, feedback: str) -> None:  # any thread
-            loop.call_soon_threadsafe(settle, plan_decided(request, decision, feedback), feedback)
+        def decided(decision: PlanDecision, feedback: str) -> None:  # on the loop's thread (the form's delivery)
+            settle(plan_decided(request, decision, feedback), feedback)
 
         shared = view.shared_widgets
         if prompt_kind(request.tool_name) == "plan":
-            panel: Any = PlanForm(plan=str(request.input.get("plan", "")), on_answer=decided, shared=shared)
+            panel: Any = PlanForm(plan=str(request.input.get("plan", "")), on_answer=decided, shared=shared, loop=loop)
         else:
-            panel = QuestionForm(questions=questions_of(request), on_answer=answered, shared=shared, call_soon=loop.call_soon_threadsafe)
+            panel = QuestionForm(questions=questions_of(request), on_answer=answered, shared=shared, loop=loop)
         view.show_panel(card, panel)
         try:
             return await future
