@@ -47,10 +47,28 @@ from types import FrameType, ModuleType
 
 from nb_agent.errors import UnsafeImportError
 
-__all__ = ["ImportGuard", "distrust", "install", "installed_guard", "is_untrusted_location", "planted_modules"]
+__all__ = [
+    "IMPORTABLE_SUFFIXES",
+    "ImportGuard",
+    "distrust",
+    "import_directories",
+    "importable_name",
+    "install",
+    "installed_elsewhere",
+    "installed_guard",
+    "is_python_installation",
+    "is_untrusted_location",
+    "planted_modules",
+]
 
 _OWN_PACKAGE = "nb_agent"
 _IMPORT_MACHINERY = ("<frozen importlib._bootstrap", "importlib/__init__.py", "importlib\\__init__.py")
+
+
+def _machinery_suffixes() -> list[str]:
+    from importlib.machinery import all_suffixes
+
+    return all_suffixes()
 
 
 def _real(path: str) -> str:
@@ -240,3 +258,66 @@ def planted_modules() -> list[str]:
         if PathFinder.find_spec(name, safe) is not None:
             found.append(f"{name} ({origin})")
     return found
+
+
+# --- what a write can add to the import path (permissions and the sandbox use this) -------------
+IMPORTABLE_SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys((*_machinery_suffixes(), ".pth")))
+"""File endings the import system loads from a ``sys.path`` directory (``.py``, ``.pyc``,
+extension modules), and ``.pth`` (run by ``site`` at start-up in site directories)."""
+STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
+
+
+def import_directories() -> list[str]:
+    """Real paths of the directories imports look in at the top level: every ``sys.path``
+    entry (``''`` is the working directory) and the directories registered with
+    :func:`distrust` (a restarted kernel has its notebook's folder on ``sys.path`` again)."""
+    guard = install()
+    with guard._lock:
+        roots = tuple(sorted(guard._roots))
+    key = (tuple(e for e in sys.path if isinstance(e, str)), os.getcwd(), roots)
+    cached = _import_directories_cache
+    if cached is None or cached[0] != key:
+        cached = (key, tuple(dict.fromkeys([*(_real(e) for e in key[0]), *roots])))
+        globals()["_import_directories_cache"] = cached
+    return [d for d in cached[1] if os.path.isdir(d)]  # one made since counts at once
+
+
+_import_directories_cache: tuple[tuple[object, ...], tuple[str, ...]] | None = None
+
+
+def is_python_installation(path: str) -> bool:
+    """Inside Python's own directories (stdlib, site-packages, the user site)."""
+    real = _real(path)
+    return any(_inside(real, d) for d in install()._installation)
+
+
+def importable_name(name: str, *, is_dir: bool, directory: str) -> bool:
+    """Whether an entry called ``name`` directly in the import directory ``directory`` is
+    something an import loads: a module file, a package, a ``__pycache__``, a ``.pth``,
+    or a directory named like an installed module (a namespace portion that shadows it)."""
+    if name == "__pycache__":
+        return True
+    if not is_dir:
+        return name.lower().endswith(IMPORTABLE_SUFFIXES)
+    full = os.path.join(directory, name)
+    if any(os.path.exists(os.path.join(full, "__init__" + suffix)) for suffix in _machinery_suffixes()):
+        return True
+    return installed_elsewhere(name, directory)
+
+
+def installed_elsewhere(name: str, directory: str) -> bool:
+    """Whether the top-level module ``name`` is importable from a ``sys.path`` entry other than ``directory``."""
+    if not name.isidentifier():
+        return False
+    others = [e for e in sys.path if isinstance(e, str) and _real(e) != _real(directory)]
+    try:
+        spec = PathFinder.find_spec(name, others)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    if spec.origin is not None:
+        return True
+    # A namespace package: any directory of that name anywhere on sys.path makes one, so only
+    # one that Python's own directories hold (google, mpl_toolkits, ...) counts as installed.
+    return any(is_python_installation(p) for p in spec.submodule_search_locations or ())

@@ -18,6 +18,10 @@ What is protected, and why:
 * Python's own directories (site-packages, dist-packages, every ``sysconfig`` path, the
   user site) and ``.pth`` / ``sitecustomize.py`` / ``usercustomize.py`` files in any
   ``sys.path`` directory: the next interpreter imports or executes them;
+* what the kernel would import from a ``sys.path`` directory, its working directory
+  included (:func:`nb_agent.import_guard.import_directories`): a module, package,
+  ``__pycache__`` or ``.pth`` at its top, or a file in a directory there named like an
+  installed module;
 * agent configuration: ``.claude/``, ``.claude.json``, ``.mcp.json``, ``.nb_agent/``
   (the folder-trust answers too, and ``$NB_AGENT_TRUST_FILE`` wherever it points),
   ``.git/`` (git hooks), ``.gitmodules``, ``.vscode/``, ``.idea/``, ``.ripgreprc``.
@@ -32,6 +36,7 @@ import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
+from nb_agent.import_guard import IMPORTABLE_SUFFIXES, import_directories, installed_elsewhere
 from nb_agent.permissions.paths import candidate_paths, safe_realpath
 
 __all__ = ["protected_reason"]
@@ -85,9 +90,29 @@ _NESTED_DIRS: dict[tuple[str, ...], str] = {
 def protected_reason(path: Path) -> str | None:
     """Why writing ``path`` always needs approval, or ``None`` when it is ordinary."""
     for candidate in candidate_paths(path):
-        reason = _by_name(candidate) or _by_location(candidate)
+        reason = _by_name(candidate) or _by_location(candidate) or _by_import_path(candidate)
         if reason:
             return reason
+    return None
+
+
+def _by_import_path(path: Path) -> str | None:
+    """A file the kernel would import: a module, package, ``__pycache__`` or ``.pth`` at the
+    top of a ``sys.path`` directory (the kernel's working directory is one), or anything in
+    a directory there named like an installed module (it shadows it)."""
+    text = os.path.normpath(os.fspath(path))
+    for directory in import_directories():
+        if not text.startswith(directory.rstrip("/") + "/"):
+            continue
+        parts = text[len(directory.rstrip("/")) + 1 :].split("/")
+        first = parts[0]
+        top = first.split(".")[0]
+        if len(parts) == 1 and (first == "__pycache__" or first.lower().endswith(IMPORTABLE_SUFFIXES)):
+            return f"a module on the kernel's import path ({directory}): the kernel would run it"
+        if len(parts) >= 2 and (first == "__pycache__" or (len(parts) == 2 and parts[1].startswith("__init__."))):
+            return f"a package or compiled module on the kernel's import path ({directory}): the kernel would run it"
+        if len(parts) >= 2 and installed_elsewhere(top, directory):
+            return f"a file in {first}/, which shadows the installed module {top!r} for the kernel"
     return None
 
 

@@ -17,21 +17,21 @@ from pathlib import Path
 __all__ = ["quarantine_created"]
 
 
+def move_aside(path: Path, *, what: str, why: str) -> str:
+    """Rename ``path`` to ``NAME.sandbox-blocked-TIME`` (nothing is lost); the note to show.
+    ``what`` says what the path is, ``why`` what the model should know."""
+    target = path.with_name(f"{path.name}.sandbox-blocked-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.rename(path, target)
+    except OSError as exc:
+        return f"Sandbox: the command created {path}, {what}, and it could not be moved aside ({exc})."
+    return f"Sandbox: the command created {path}, {what}; it was moved to {target.name} ({why})."
+
+
 def quarantine_created(absent: tuple[Path, ...]) -> list[str]:
     """Move aside each path of ``absent`` that exists now; one note per path moved."""
-    notes: list[str] = []
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for path in absent:
-        if not os.path.lexists(path):
-            continue
-        target = path.with_name(f"{path.name}.sandbox-blocked-{stamp}")
-        try:
-            os.rename(path, target)
-        except OSError as exc:
-            notes.append(f"Sandbox: the command created {path}, which is protected, and it could not be moved aside ({exc}).")
-            continue
-        notes.append(
-            f"Sandbox: the command created {path}, which configures or runs code outside the sandbox; "
-            f"it was moved to {target.name} (sandboxed commands may not create it)."
-        )
-    return notes
+    return [
+        move_aside(path, what="which configures or runs code outside the sandbox", why="sandboxed commands may not create it")
+        for path in absent
+        if os.path.lexists(path)
+    ]

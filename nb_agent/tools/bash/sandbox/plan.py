@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from nb_agent.tools.bash.sandbox.imports import ImportDirectory
+
 NetworkMode = Literal["none", "proxy", "all"]
 
 
@@ -37,6 +39,8 @@ class SandboxPlan:
     absent_protected: tuple[Path, ...] = ()
     """Protected paths that do not exist yet: a mount cannot guard them without creating
     them, so one the command creates is moved aside when it exits (see :mod:`.guard`)."""
+    import_snapshot: tuple[ImportDirectory, ...] = ()
+    """The kernel's import directories in ``writable`` before the command (see :mod:`.imports`)."""
     network: NetworkMode = "none"
     proxy: ProxyEndpoint | None = None
     allow_local_binding: bool = False

@@ -32,6 +32,7 @@ from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, Sandbox
 from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
 from nb_agent.tools.bash.sandbox.guard import quarantine_created
+from nb_agent.tools.bash.sandbox.imports import import_read_only, snapshot_import_directories, undo_new_importables
 from nb_agent.tools.bash.sandbox.seccomp import filter_fd, unix_socket_filter
 from nb_agent.tools.bash.sandbox.secrets import protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
@@ -176,10 +177,12 @@ class SandboxRuntime:
         """The limits for one command run in ``cwd``."""
         writable, read_only, hidden, absent = self._paths(additional_directories)
         cwd_file.touch(exist_ok=True)
+        imports = snapshot_import_directories(writable)
         return SandboxPlan(
             cwd=Path(os.path.realpath(cwd)),
             writable=writable,
-            read_only=read_only,
+            read_only=tuple(dict.fromkeys((*read_only, *import_read_only(writable, imports)))),
+            import_snapshot=imports,
             hidden=hidden,
             absent_protected=tuple(p for p in absent if not os.path.lexists(p)),
             private_tmp=Path(os.path.realpath(self.private_tmp())),
@@ -238,6 +241,7 @@ class SandboxRuntime:
         scrubbed, _ = scrub_environment(env)
         scrubbed["TMPDIR"] = str(plan.private_tmp) if self.availability.backend == "seatbelt" else "/tmp"
         scrubbed["NB_AGENT_SANDBOX"] = "1"
+        scrubbed["PYTHONDONTWRITEBYTECODE"] = "1"  # a __pycache__ in an import directory would be undone anyway
         for name in _PROXY_VARIABLES:
             scrubbed.pop(name, None)
         if plan.proxy is not None:
@@ -334,4 +338,6 @@ class command_wrapper:  # noqa: N801 - used like a function: command_wrapper(run
         self.pass_fds = ()
 
     def after_exit(self) -> list[str]:
-        return quarantine_created(self._plan.absent_protected) if self._plan is not None else []
+        if self._plan is None:
+            return []
+        return quarantine_created(self._plan.absent_protected) + undo_new_importables(self._plan.import_snapshot)
