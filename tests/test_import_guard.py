@@ -85,8 +85,8 @@ def test_nb_agents_lazy_imports_never_come_from_the_folder(folder, marks):
         builtin_tools()
         for name in {DEPENDENCIES!r}:
             module = importlib.import_module(name)  # from here: not an nb_agent frame, checked below
-        from nb_agent.jupyter.view.markdown_stream import render_markdown
-        render_markdown("*hi*")
+        from nb_agent.jupyter.html import markdown
+        markdown("*hi*")
         print("ok")
     """)
     assert done.returncode == 0, done.stderr
@@ -106,8 +106,8 @@ def test_lazy_imports_inside_nb_agent_functions_are_guarded(folder, marks):
         import json
         from nb_agent.tools.files.notebook_view import parse_notebook
         parse_notebook(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-        from nb_agent.jupyter.view.markdown_stream import render_markdown
-        render_markdown("*hi*")
+        from nb_agent.jupyter.html import markdown
+        markdown("*hi*")
         print("ok")
     """)
     assert done.returncode == 0, done.stderr
