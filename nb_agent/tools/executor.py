@@ -20,15 +20,18 @@ from nb_agent.tools.base import Tool, ToolUseContext, find_tool
 from nb_agent.tools.pipeline import ToolRunDeps, ToolUpdate, no_such_tool_message, run_tool_use
 
 DEFAULT_MAX_TOOL_CONCURRENCY = 10
-MAX_TOOL_CONCURRENCY_ENV = "NB_AGENT_MAX_TOOL_CONCURRENCY"
+MAX_TOOL_CONCURRENCY_ENVS = ("NB_AGENT_MAX_TOOL_CONCURRENCY", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")
+"""nb_agent's own variable first, then Claude Code's (as for the model: NB_AGENT_MODEL, ANTHROPIC_MODEL)."""
 
 ToolStatus = Literal["queued", "executing", "completed", "yielded"]
 
 
 def max_tool_concurrency() -> int:
-    """The cap on concurrently running safe tools (env ``NB_AGENT_MAX_TOOL_CONCURRENCY``)."""
+    """The cap on concurrently running safe tools (``NB_AGENT_MAX_TOOL_CONCURRENCY``, else
+    Claude Code's ``CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY``, else 10)."""
+    raw = next((os.environ[name] for name in MAX_TOOL_CONCURRENCY_ENVS if os.environ.get(name)), None)
     try:
-        value = int(os.environ.get(MAX_TOOL_CONCURRENCY_ENV, DEFAULT_MAX_TOOL_CONCURRENCY))
+        value = int(raw) if raw is not None else DEFAULT_MAX_TOOL_CONCURRENCY
     except ValueError:
         return DEFAULT_MAX_TOOL_CONCURRENCY
     return max(1, value)

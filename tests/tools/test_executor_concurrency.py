@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import replace
 
 from nb_agent.testing import tool_use
@@ -78,12 +80,24 @@ async def test_queue_scan_stops_at_a_blocked_unsafe_tool():
     assert behind.started >= blocked.ended
 
 
-async def test_max_concurrency_from_the_environment(monkeypatch):
-    monkeypatch.setenv("NB_AGENT_MAX_TOOL_CONCURRENCY", "2")
+@pytest.mark.parametrize("variable", ["NB_AGENT_MAX_TOOL_CONCURRENCY", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"])
+async def test_max_concurrency_from_the_environment(monkeypatch, variable):
+    monkeypatch.setenv(variable, "2")
     safe = RecordingTool("Safe")
     updates = await _run(_executor(safe), [tool_use("Safe", {"value": str(i), "sleep": 0.05}) for i in range(6)])
     assert len(updates) == 6
     assert _max_overlap(safe.calls) == 2
+
+
+def test_claude_codes_variable_is_read_and_nb_agents_own_wins(monkeypatch):
+    """Audit defect 9: Claude Code's variable is read, as its other variables are."""
+    from nb_agent.tools.executor import max_tool_concurrency
+
+    monkeypatch.delenv("NB_AGENT_MAX_TOOL_CONCURRENCY", raising=False)
+    monkeypatch.setenv("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY", "3")
+    assert max_tool_concurrency() == 3
+    monkeypatch.setenv("NB_AGENT_MAX_TOOL_CONCURRENCY", "5")
+    assert max_tool_concurrency() == 5
 
 
 async def test_a_bad_concurrency_setting_falls_back_to_the_default(monkeypatch):
