@@ -102,6 +102,19 @@ class ContextThresholds:
     def blocking(self) -> int:
         return self.effective_window - MANUAL_COMPACT_BUFFER_TOKENS
 
+    def warning_note(self, tokens: int, *, auto_compact: bool) -> str:
+        """What the status line says once a window of ``tokens`` is past the warning level:
+        how close it is and what compaction would do; empty below it."""
+        if tokens < self.warning:
+            return ""
+
+        def share(limit: int) -> str:
+            return f"{100 * limit / self.context_window:.0f}%"
+
+        if auto_compact:
+            return f"near the limit: summarized automatically at {share(self.autocompact)}; %agent compact summarizes it now"
+        return f"near the limit: %agent compact summarizes the conversation to free it (runs stop at {share(self.blocking)})"
+
     def level(self, tokens: int) -> str:
         """The UI level of a window of ``tokens``: ``ok``, ``warning`` or ``blocking``."""
         if tokens >= self.blocking:

@@ -109,10 +109,17 @@ def status_snapshot(state: Any, engine: Any, usage_before: Any, *, context_windo
         output_tokens=total.output_tokens - usage_before.output_tokens,
         context_tokens=engine.usage.last_request.context_tokens,
         context_window=context_window,
+        context_note=_context_note(engine),
         session_cost_usd=engine.usage.cost_usd,
         elapsed_s=state.elapsed(),
         phase=phase,
     )
+
+
+def _context_note(engine: Any) -> str:
+    manager = engine.context_manager
+    thresholds = manager.thresholds(engine.config.resolve(engine.config.model))
+    return thresholds.warning_note(engine.usage.last_request.context_tokens, auto_compact=manager.config.auto_compact)
 
 
 def _todo_summary(engine: Any) -> str:

@@ -28,6 +28,8 @@ class StatusSnapshot:
     """The session's permission mode now (plan approval and EnterPlanMode change it)."""
     todo: str = ""
     """The todo list in brief (``2/5 · Drawing the chart``), empty without a list."""
+    context_note: str = ""
+    """Past the context warning level: how close the limit is and what compaction does."""
 
     @property
     def context_percent(self) -> float:
@@ -61,7 +63,7 @@ def status_text(s: StatusSnapshot) -> str:
         s.model or "model",
         f"turn {s.turn}" if s.turn else "starting",
         f"{tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out",
-        f"context {s.context_percent:.0f}%",
+        f"context {s.context_percent:.0f}%" + (f" ⚠ {s.context_note}" if s.context_note else ""),
         f"${s.session_cost_usd:.4f} session",
         duration(s.elapsed_s),
     ]
