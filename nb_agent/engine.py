@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from nb_agent.abort import AbortController
+from nb_agent.checkpoints.protocol import RunCheckpoints
 from nb_agent.errors import NbAgentError
 from nb_agent.folder_trust import FOLDER_TRUST_KEY, folder_applies
 from nb_agent.hooks.background import BackgroundHooks
@@ -59,7 +60,7 @@ from nb_agent.tools.services import PROVIDER_OPTION, SET_MODE_OPTION, SIDE_QUERY
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import TOOL_REFERENCES_OPTION, tool_references_enabled
 from nb_agent.tools.pipeline import ToolRunDeps
-from nb_agent.transcript import Transcript, load_transcript, repair_transcript
+from nb_agent.transcript import REWIND_KIND, REWIND_REDO_KIND, Transcript, load_transcript, repair_transcript
 
 DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"
@@ -187,8 +188,12 @@ class QueryEngine:
         deps_overrides: dict[str, Any] | None = None,
         tool_pool: ToolPoolProvider | None = None,
         skills: SkillCatalog | None = None,
+        checkpoints: RunCheckpoints | None = None,
     ) -> None:
         self.config = config or EngineConfig()
+        self.checkpoints = checkpoints
+        """Checkpoints at each run's and turn's start (files, conversation; the kernel adds
+        its own parts): what ``%agent rewind`` goes back to. ``None``: none are taken."""
         self.tools: list[Tool[Any]] = list(tools)
         self.tool_pool = tool_pool
         """When set, the pool (built-ins + MCP tools, ToolSearch deferral) is rebuilt per submission."""
@@ -267,6 +272,8 @@ class QueryEngine:
                 engine.usage.add(entry["model"], usage)
         engine._answer_dangling_tool_uses()  # the kernel died between a tool_use and its result
         engine.context_manager.restore(engine.messages, loaded.entries)
+        if engine.checkpoints is not None:
+            engine.checkpoints.restore(engine, loaded.entries)
         for tool in engine.tools:  # what tools keep in the session (TodoWrite's list)
             tool.restore_session(engine.messages, engine.tool_session)
         return engine, loaded.warnings
@@ -406,7 +413,19 @@ class QueryEngine:
         pool_deps = {"refresh_tools": self.tool_pool.refresh} if self.tool_pool is not None else {}
         own = {"turn_attachments": self._turn_attachments}
         deps = {**self.context_manager.query_deps(self.tools), **pool_deps, **own, **self.deps_overrides}
+        if self.checkpoints is not None:
+            deps["between_turns"] = self._checkpoint_between_turns(deps.get("between_turns"))
         return QueryDeps(call_model=self.call_model, **deps)
+
+    def _checkpoint_between_turns(self, after: Callable[[], Awaitable[list[Any]]] | None) -> Callable[[], Awaitable[list[Any]]]:
+        """Each later turn starts with a checkpoint, then the caller's between-turn notes."""
+
+        async def between_turns() -> list[Any]:
+            assert self.checkpoints is not None
+            await self.checkpoints.turn_started(self)
+            return await after() if after is not None else []
+
+        return between_turns
 
     def _query_params(self, abort: AbortController, prompt_text: str, git_status: str | None = None) -> QueryParams:
         cfg = self.config
@@ -482,6 +501,11 @@ class QueryEngine:
         if gate.refused is not None:
             yield self._refused_result(gate.refused, started)
             return
+        if self.checkpoints is not None:
+            for warning in await self.checkpoints.run_started(self, text):
+                notice = SystemMessage(level="warning", content=warning)
+                self._append(notice)
+                yield notice
         user = UserMessage(content=prompt)
         self._append(user)
         yield user
@@ -524,6 +548,8 @@ class QueryEngine:
             if terminal is None:  # cancelled or failed: running tools must not outlive the run
                 abort.abort(INTERRUPT_MESSAGE)
             self._answer_dangling_tool_uses()
+            if self.checkpoints is not None:
+                self.checkpoints.run_ended(self)
         if terminal is not None:
             self.turn_count += terminal.turn_count
             error = error or terminal.error
@@ -593,6 +619,8 @@ class QueryEngine:
         self.tool_session.session_dir = self.session_dir
         self.tool_session.read_file_state.clear()  # the new conversation has read nothing
         self.session_hooks.pending_start = "clear"
+        if self.checkpoints is not None:
+            self.checkpoints.reset(self)
 
     async def start_new_conversation(self) -> list[Any]:
         """``%agent new``: SessionEnd (reason ``clear``) for this conversation, a new one,
@@ -605,6 +633,32 @@ class QueryEngine:
         """Run SessionEnd hooks (once per started session), each bounded by its timeout and
         by ``timeout_cap``. Returns their notices."""
         return await self.session_hooks.end(reason, timeout_cap=timeout_cap)
+
+    def rewind_conversation(self, to_uuid: str | None) -> list[Any]:
+        """Cut the conversation back to just after message ``to_uuid`` (``None``: to the
+        start); returns the messages taken out. The transcript keeps every message and
+        records the cut, so a resumed session gets the rewound conversation."""
+        keep = 0 if to_uuid is None else next((i + 1 for i, m in enumerate(self.messages) if m.uuid == to_uuid), None)
+        if keep is None:
+            raise NbAgentError(f"message {to_uuid} is not in this conversation")
+        removed = self.messages[keep:]
+        self.messages = self.messages[:keep]
+        self.transcript.write_entry(REWIND_KIND, to_uuid=to_uuid, removed=len(removed))
+        self._conversation_changed()
+        return removed
+
+    def restore_messages(self, messages: Sequence[Any]) -> None:
+        """Put back messages a rewind took out (a redo), at the end of the conversation."""
+        self.messages.extend(messages)
+        self.transcript.write_entry(REWIND_REDO_KIND, uuids=[m.uuid for m in messages])
+        self._conversation_changed()
+
+    def _conversation_changed(self) -> None:
+        """After a cut or a redo: what tools keep per conversation follows it (TodoWrite's
+        list); what the model has read is forgotten (it must read files again)."""
+        self.tool_session.read_file_state.clear()
+        for tool in self.tools:
+            tool.restore_session(self.messages, self.tool_session)
 
     async def compact(self, instructions: str | None = None) -> CompactionResult:
         """Summarize the conversation now (``%agent compact``): the history continues after a

@@ -52,6 +52,15 @@ class TranscriptError(NbAgentError):
     """A transcript could not be read or written."""
 
 
+class CheckpointError(NbAgentError):
+    """A checkpoint could not be taken, or a rewind could not be done; the message says
+    what was kept and what is off."""
+
+
+class UnsafePathError(CheckpointError):
+    """A rewind would have written through a link or a non-folder: nothing was written."""
+
+
 class AbortError(BaseException):
     """Control flow: the user stopped the run. Not an ``NbAgentError`` on purpose."""
 

@@ -20,9 +20,10 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["STATE_DIR_NAME", "default_state_dir", "home_state_dir"]
+__all__ = ["CHECKPOINTS_DIR_ENV", "STATE_DIR_NAME", "checkpoints_dir", "default_state_dir", "home_state_dir"]
 
 STATE_DIR_NAME = ".nb_agent"
+CHECKPOINTS_DIR_ENV = "NB_AGENT_CHECKPOINTS_DIR"
 
 _fallbacks: dict[str, Path] = {}
 _lock = threading.Lock()
@@ -78,3 +79,15 @@ def _private(real_base: str) -> Path:
 
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def checkpoints_dir() -> Path:
+    """Where the shadow repositories of file checkpoints are kept: the user's own state
+    directory (``~/.nb_agent/checkpoints``), never a folder the agent works in; or
+    ``$NB_AGENT_CHECKPOINTS_DIR`` when it is an absolute path (a relative one would be
+    read from whatever folder the kernel is in)."""
+    moved = Path(os.path.expanduser(os.environ.get(CHECKPOINTS_DIR_ENV, "")))
+    if moved.is_absolute():
+        return moved
+    home = Path(os.environ.get("HOME") or Path.home())
+    return home / STATE_DIR_NAME / "checkpoints"

@@ -73,6 +73,8 @@ def load_transcript(path: Path) -> LoadedTranscript:
     raw = path.read_bytes()
     lines = raw.split(b"\n")
     loaded = LoadedTranscript(session_id=path.stem)
+    cut: dict[str, Any] = {}
+    """Messages a rewind took out of the conversation, by uuid (a redo puts them back)."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -90,9 +92,31 @@ def load_transcript(path: Path) -> LoadedTranscript:
                 loaded.warnings.append(f"Skipped an unreadable message on line {number}: {exc}")
         else:
             loaded.entries.append(entry)
+            _replay_rewind(loaded.messages, entry, cut)
     tombstoned = {m.target_uuid for m in loaded.messages if m.type == "tombstone"}
     loaded.messages = [m for m in loaded.messages if m.type != "tombstone" and m.uuid not in tombstoned]
     return loaded
+
+
+REWIND_KIND = "rewind"
+"""A transcript entry: the conversation was cut back to just after ``to_uuid`` (``None``:
+to nothing); the messages after it stay in the file, no longer part of the conversation."""
+REWIND_REDO_KIND = "rewind_redo"
+"""A transcript entry: the messages ``uuids`` a rewind took out are part of the conversation again."""
+
+
+def _replay_rewind(messages: list[Any], entry: dict[str, Any], cut: dict[str, Any]) -> None:
+    kind = entry.get("kind")
+    if kind == REWIND_KIND:
+        target = entry.get("to_uuid")
+        keep = 0
+        if target is not None:
+            keep = next((i + 1 for i, m in enumerate(messages) if m.uuid == target), len(messages))
+        for message in messages[keep:]:
+            cut[message.uuid] = message
+        del messages[keep:]
+    elif kind == REWIND_REDO_KIND:
+        messages.extend(cut.pop(uuid) for uuid in entry.get("uuids", []) if uuid in cut)
 
 
 def repair_transcript(path: Path) -> None:

@@ -6,6 +6,7 @@ ignores display updates). The settings apply to these notebooks' kernels only.""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -13,11 +14,15 @@ import pytest
 from nb_agent.jupyter.demo import kernel_env
 
 
+CHECKPOINTS = tempfile.mkdtemp(prefix="nb_agent-demo-checkpoints-")
+"""The demo kernels' file checkpoints: not the developer's ~/.nb_agent."""
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     saved = dict(os.environ)
     os.environ.clear()
-    os.environ.update(kernel_env())  # nbval starts the notebook's kernel during this setup
+    os.environ.update(kernel_env({"NB_AGENT_CHECKPOINTS_DIR": CHECKPOINTS}))  # nbval starts the notebook's kernel during this setup
     try:
         yield
     finally:

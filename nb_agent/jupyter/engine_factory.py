@@ -123,6 +123,8 @@ class KernelEngineFactory:
     between_turns: Callable[[], Any]
     on_background_start: Callable[[Any], None]
     warn: Callable[[str], None]
+    checkpoints: Callable[[], Any] = lambda: None
+    """The kernel's checkpoint store (every engine of the kernel checkpoints into it)."""
 
     def config(self) -> EngineConfig:
         from nb_agent.engine import EngineConfig
@@ -158,6 +160,7 @@ class KernelEngineFactory:
             deny=valid_rules(self.settings, "deny", self.warn),
             tools=default_tools(self.bridge()),
             can_use_tool=self.can_use_tool,
+            checkpoints=self.checkpoints(),
         )
         for warning in warnings:
             if not warning.startswith("folder trust:"):  # said on the run and in %agent status
@@ -182,6 +185,7 @@ class KernelEngineFactory:
             hooks=template.hooks,
             permission_policy=template.permission_policy,
             can_use_tool=self.can_use_tool,
+            checkpoints=self.checkpoints(),
         )
         engine.tool_session.additional_directories = list(template.tool_session.additional_directories)
         engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge()

@@ -92,6 +92,17 @@ class AgentMagics(Magics):
         30.0, help="A run at least this many seconds long fires the Notification hooks (idle_prompt) when it ends."
     ).tag(config=True)
     state_dir = Unicode("", help="Where sessions are saved (default: .nb_agent next to the notebook).").tag(config=True)
+    checkpoints = Bool(
+        True,
+        help=(
+            "Take checkpoints at the start of every run and turn (variables, files of the working directories, "
+            "notebook edits, the conversation's position) so %agent rewind can undo the agent's work."
+        ),
+    ).tag(config=True)
+    checkpoint_max_file_size = Int(50 * 1024 * 1024, help="Files larger than this many bytes are left out of file checkpoints (and named).").tag(config=True)
+    checkpoint_max_files = Int(
+        50_000, help="A working directory with more files than this gets no file checkpoints (said once); add a .gitignore."
+    ).tag(config=True)
     checkpoint_memory = Int(
         0,
         help=(

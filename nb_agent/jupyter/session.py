@@ -20,7 +20,7 @@ from nb_agent.jupyter.attachments import KernelAttachments
 from nb_agent.jupyter.engine_factory import KernelEngineFactory, notebook_system_prompt, sandbox_runtime
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.frontend import RunFrontend
-from nb_agent.jupyter.kernel_checkpoints import namespace_tracker
+from nb_agent.jupyter.kernel_checkpoints import KernelCheckpoints
 from nb_agent.jupyter.model_settings import apply_setting
 from nb_agent.jupyter.saved_sessions import SessionInfo, list_sessions
 from nb_agent.jupyter.shutdown import close_at_exit, kill_background_shells
@@ -52,6 +52,7 @@ class KernelAgentSession:
         self.live = LiveNotebook(shell=shell)
         self.frontend = RunFrontend()
         self.attachments = KernelAttachments(shell=shell, settings=settings, live=self.live)
+        self.checkpoints = KernelCheckpoints(shell=shell, settings=settings, after_rewind=self.attachments.remember_namespace)
         self.trust_flow = FolderTrustFlow(self)
         self.factory = KernelEngineFactory(
             settings=settings,
@@ -62,6 +63,7 @@ class KernelAgentSession:
             between_turns=self.attachments.between_turns,
             on_background_start=self._show_background_agent,
             warn=self.warn,
+            checkpoints=lambda: self.checkpoints.store,
         )
         self._bridge: Any = None
         self._explicit_notebook: Path | None = None
@@ -119,7 +121,7 @@ class KernelAgentSession:
                 before_blocking=self.frontend.flush,
                 live=lambda: self.live.current,
                 notebook_elsewhere=lambda raw, cwd: self.live.elsewhere(raw, cwd, self.notebook_path()),
-                namespace=namespace_tracker(self.settings),
+                namespace=self.checkpoints.tracker,
             )
         return self._bridge
 

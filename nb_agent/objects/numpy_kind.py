@@ -28,9 +28,29 @@ def _np() -> Any:
 
 
 def _flat_bytes(array: Any) -> Any:
-    """The array's bytes as a flat uint8 array (a copy only when it is not contiguous)."""
+    """The array's bytes as a flat array of the widest unsigned words that fit (a copy only
+    when it is not contiguous): comparing 8-byte words is 8 times fewer comparisons."""
     np = _np()
-    return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    for width in (np.uint64, np.uint32):
+        if data.size % np.dtype(width).itemsize == 0 and data.ctypes.data % np.dtype(width).itemsize == 0:
+            return data.view(width)
+    return data
+
+
+def _sampled(array: Any) -> Hashable:
+    """A fingerprint of sampled contents (``PROBE_SAMPLES`` runs of bytes, and the last
+    ones); equal samples prove nothing, different ones prove a change."""
+    if array.dtype.hasobject:
+        flat = array.reshape(-1)
+        step = max(1, flat.size // PROBE_SAMPLES)
+        return tuple(id(x) for x in flat[::step][:PROBE_SAMPLES])
+    if not array.flags.c_contiguous:
+        return None
+    data = array.reshape(-1).view(_np().uint8)
+    step = max(PROBE_BYTES, data.size // PROBE_SAMPLES)
+    sample = b"".join(data[i : i + PROBE_BYTES].tobytes() for i in range(0, data.size, step))
+    return (zlib.crc32(sample), zlib.crc32(data[-PROBE_BYTES:].tobytes()))
 
 
 class NumpyArrayKind(ObjectKind):
@@ -64,16 +84,7 @@ class NumpyArrayKind(ObjectKind):
 
     def probe(self, value: Any) -> Hashable | None:
         try:
-            if value.dtype.hasobject:
-                flat = value.reshape(-1)
-                step = max(1, flat.size // PROBE_SAMPLES)
-                return (ndarray_key(value), tuple(id(x) for x in flat[::step][:PROBE_SAMPLES]))
-            if not value.flags.c_contiguous:
-                return (ndarray_key(value), None)
-            data = value.reshape(-1).view(_np().uint8)
-            step = max(PROBE_BYTES, data.size // PROBE_SAMPLES)
-            sample = b"".join(data[i : i + PROBE_BYTES].tobytes() for i in range(0, data.size, step))
-            return (ndarray_key(value), zlib.crc32(sample), zlib.crc32(data[-PROBE_BYTES:].tobytes()))
+            return (ndarray_key(value), _sampled(value))
         except Exception:  # noqa: BLE001 - an odd subclass: no probe
             return None
 
@@ -95,6 +106,8 @@ class NumpyArrayKind(ObjectKind):
             if value.size > MAX_OBJECT_ELEMENTS:
                 return "unknown"
             return "same" if all(a is b for a, b in zip(value.reshape(-1), snapshot.reshape(-1))) else "changed"
+        if _sampled(value) != _sampled(snapshot):  # most changes show in the samples: no full pass
+            return "changed"
         return "same" if _np().array_equal(_flat_bytes(value), _flat_bytes(snapshot)) else "changed"
 
     def restore(self, value: Any, snapshot: Any) -> Any:

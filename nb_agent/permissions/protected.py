@@ -161,6 +161,11 @@ def _by_location(path: Path) -> str | None:
     moved_store = os.environ.get("NB_AGENT_TRUST_FILE")  # nb_agent.trust's store, when not in ~/.nb_agent
     if moved_store and folded == _fold(os.path.realpath(os.path.expanduser(moved_store))):
         return "nb_agent's folder-trust answers"
+    moved_checkpoints = os.environ.get("NB_AGENT_CHECKPOINTS_DIR")  # nb_agent.state_dir's, when not in ~/.nb_agent
+    if moved_checkpoints and os.path.isabs(os.path.expanduser(moved_checkpoints)):
+        directory = _fold(os.path.realpath(os.path.expanduser(moved_checkpoints)))
+        if folded == directory or folded.startswith(directory.rstrip("/") + "/"):
+            return "nb_agent's file checkpoints (a rewind writes them back into your folders)"
     return None
 
 

@@ -134,6 +134,8 @@ class KernelHarness:
         env.setdefault("MPLBACKEND", "agg")
         # Folder-trust answers go to a file of this kernel's, never the developer's ~/.nb_agent.
         env["NB_AGENT_TRUST_FILE"] = str(cwd.parent / f"{cwd.name}-trusted_folders.json")
+        # File checkpoints go to this kernel's own place too, never the developer's ~/.nb_agent.
+        env["NB_AGENT_CHECKPOINTS_DIR"] = str(cwd.parent / f"{cwd.name}-checkpoints")
         env.update(extra_env or {})
         self.km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=_kernel_specs(cwd))
         self.km.start_kernel(env=env, cwd=str(cwd))
@@ -260,10 +262,12 @@ def model_server() -> Iterator[FakeAnthropicServer]:
 
 
 @pytest.fixture
-def kernel_env(model_server: FakeAnthropicServer) -> dict[str, str]:
-    """The environment a test kernel runs with (the fake model server, no real key)."""
+def kernel_env(model_server: FakeAnthropicServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment a test kernel runs with (the fake model server, no real key, file
+    checkpoints in a temporary directory)."""
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_AUTH_TOKEN", "JPY_SESSION_NAME", "NB_AGENT_RENDER")}
     env.update({"ANTHROPIC_BASE_URL": model_server.base_url, "ANTHROPIC_API_KEY": "test", "MPLBACKEND": "agg"})
+    env["NB_AGENT_CHECKPOINTS_DIR"] = str(tmp_path_factory.mktemp("checkpoints"))
     return env
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from nb_agent.jupyter.commands import agents, cassette, conversation, mcp, report, settings
+from nb_agent.jupyter.commands import agents, cassette, conversation, mcp, report, rewind, settings
 from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError
 
 if TYPE_CHECKING:
@@ -62,6 +62,11 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="resume", arg="optional", metavar="[ID]", run=conversation.resume, after_the_cell=True,
         help="continue a saved session (default: the latest)",
     ),
+    Subcommand(
+        name="rewind", arg="optional", metavar="[ID] [--code|--conversation] | --list | --redo", run=rewind.rewind,
+        help="undo the last run (variables, files, notebook edits, conversation), or go back to checkpoint ID",
+    ),
+    Subcommand(name="checkpoints", arg=None, run=rewind.checkpoints, help="the runs and turns %agent rewind can go back to, with what each changed"),
     Subcommand(name="allow", arg="required", metavar="RULE", run=settings.allow, help='add a session allow rule, e.g. Bash(git status:*)'),
     Subcommand(name="deny", arg="required", metavar="RULE", run=settings.deny, help="add a session deny rule"),
     Subcommand(

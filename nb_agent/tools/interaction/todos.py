@@ -122,6 +122,7 @@ class TodoWriteTool(Tool[TodoWriteInput]):
                     continue  # not this tool's result after all
                 session.extra[TODOS_KEY] = _kept(todos)
                 return
+        session.extra.pop(TODOS_KEY, None)  # a conversation cut back before its first list has none
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
         if isinstance(data, str):  # an error the pipeline already worded
