@@ -41,6 +41,8 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp
     args += ["--bind", str(plan.private_tmp), "/tmp"]
     for directory in plan.writable:
         args += ["--bind", str(directory), str(directory)]
+    for directory in _visible(plan, plan.pinned):
+        args += ["--bind", str(directory), str(directory)]
     for path in _visible(plan, plan.read_only):
         args += ["--ro-bind", str(path), str(path)]
     for path in _outermost(_visible(plan, plan.hidden)):

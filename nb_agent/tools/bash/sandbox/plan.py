@@ -28,6 +28,9 @@ class SandboxPlan:
     cwd: Path
     writable: tuple[Path, ...]
     """Directories writable inside (the working directories, ``allowWrite``)."""
+    pinned: tuple[Path, ...] = ()
+    """Writable directories bound onto themselves so they cannot be renamed away: a ``.git``
+    whose hooks and config are read-only could otherwise be moved aside and replaced."""
     read_only: tuple[Path, ...]
     """Paths inside ``writable`` that stay read-only (git hooks, agent settings, ``denyWrite``)."""
     hidden: tuple[Path, ...]

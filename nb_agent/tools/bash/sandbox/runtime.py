@@ -181,6 +181,7 @@ class SandboxRuntime:
         return SandboxPlan(
             cwd=Path(os.path.realpath(cwd)),
             writable=writable,
+            pinned=tuple(w / ".git" for w in writable if (w / ".git").is_dir()),
             read_only=tuple(dict.fromkeys((*read_only, *import_read_only(writable, imports)))),
             import_snapshot=imports,
             hidden=hidden,

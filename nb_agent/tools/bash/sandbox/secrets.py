@@ -70,6 +70,10 @@ reach where the filter is missing or ``allowAllUnixSockets`` lifts it."""
 PROTECTED_NAMES: tuple[str, ...] = (
     ".git/hooks",
     ".git/config",
+    ".git/config.worktree",
+    ".git/commondir",  # makes .git a linked worktree's: git then reads the config it points to
+    ".git/modules",  # submodules' own config and hooks (git status reads them)
+    ".git/worktrees",  # each linked worktree's commondir, gitdir and config.worktree
     ".gitmodules",
     ".claude",
     ".nb_agent",
@@ -153,6 +157,9 @@ def secret_paths(home: Path, extra: tuple[Path, ...] = (), env: Mapping[str, str
 def protected_candidates(writable: list[Path], home: Path) -> list[Path]:
     """Every path inside the writable directories that must stay read-only, existing or not."""
     candidates = [directory / name for directory in writable for name in PROTECTED_NAMES]
+    # A .git file ("gitdir: ...") names the repository git uses, and a .git made where there
+    # was none is a repository (with its config) the user's next git in that folder uses.
+    candidates += [directory / ".git" for directory in writable if not (directory / ".git").is_dir()]
     if any(_same(directory, home) or _inside(home, directory) for directory in writable):
         candidates += [home / name for name in _HOME_STARTUP]
     return candidates
