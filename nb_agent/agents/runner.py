@@ -181,7 +181,9 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     run.transcript_path = sidechain_path(parent.session_dir, run.agent_id)
     tool_options = {
         **pc.extra.get("tool_options", {}),
-        AGENT_MODE_OPTION: mode,
+        # Looked up at each decision, not frozen now: a background run outlives the cell whose
+        # --permission-mode was in force when it started (that mode ends with the cell).
+        AGENT_MODE_OPTION: lambda: agent_permission_mode(definition, parent.permission_policy, parent.config.permission_mode),
         AGENT_ID_OPTION: run.agent_id,  # its own todo list, not the parent's
         "transcript_path": str(parent.transcript_path),  # hooks get the session's, as in Claude Code
         "agent_transcript_path": str(run.transcript_path),

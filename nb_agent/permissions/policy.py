@@ -161,6 +161,8 @@ class RuleBasedPolicy(PermissionPolicy):
         if ctx.permission_mode == "plan" or self._mode == "plan":
             return "plan"
         agent_mode = ctx.options.get(AGENT_MODE_OPTION)
+        if callable(agent_mode):  # a subagent's: computed from the session's mode as it is now
+            agent_mode = agent_mode()
         return agent_mode if agent_mode in PERMISSION_MODES else self._mode
 
     def _call(self, tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionCall:

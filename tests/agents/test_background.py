@@ -146,3 +146,45 @@ async def test_a_background_result_reaches_a_running_conversation_at_its_next_tu
     follow = await collect(engine, "thanks")
     assert follow.of_type("attachment") == [], "not repeated at the next submission"
     assert_history_invariant(engine.messages)
+
+
+async def test_a_background_agent_does_not_keep_a_cells_permission_mode(make_agent_engine):
+    """``%%agent --permission-mode bypassPermissions`` sets the session's mode for one cell;
+    a background agent started in it must not keep that mode once the cell has ended."""
+    from pydantic import BaseModel
+
+    from nb_agent.testing.tools import FunctionTool
+
+    gate = asyncio.Event()
+
+    class Empty(BaseModel):
+        pass
+
+    async def wait_for_gate(_input, _ctx):
+        await gate.wait()
+        return "read"
+
+    reader = FunctionTool("Read", wait_for_gate, Empty, read_only=True, concurrency_safe=True)
+    writer = RecordingTool("Write", read_only=False)
+    engine, _ = make_agent_engine(
+        {
+            "": [Reply(content=[background_call("bg", id="toolu_bg")]), Reply(content=[text("started it")])],
+            "[bg]": [
+                Reply(content=[tool_use("Read", {})]),
+                Reply(content=[tool_use("Write", {"value": "after the cell"})]),
+                Reply(content=[text("done")]),
+            ],
+        },
+        tools=[reader, writer],
+    )
+    policy = engine.permission_policy
+    policy.set_mode("bypassPermissions")  # the cell's --permission-mode
+    engine.config.permission_mode = "bypassPermissions"
+    out = await collect(engine, "start it")
+    assert out.result.subtype == "success"
+    policy.set_mode("default")  # the cell ended: its mode is put back
+    engine.config.permission_mode = "default"
+    gate.set()
+    [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
+    await asyncio.wait_for(run.task, timeout=30)  # generous: only "finished" vs "stuck"
+    assert writer.calls == [], "the Write ran in the cell's bypassPermissions after the cell ended"
