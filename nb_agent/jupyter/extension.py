@@ -7,7 +7,7 @@ from typing import Any
 
 from nb_agent.errors import ConfigurationError
 from nb_agent.import_guard import planted_modules
-from nb_agent.jupyter import comm_status, transformer
+from nb_agent.jupyter import comm_status, kernel_restart, transformer
 from nb_agent.jupyter.magics import AgentMagics
 
 _ATEXIT_ATTR = "_nb_agent_atexit"
@@ -25,6 +25,7 @@ def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(magics)
     transformer.install(ipython)
     comm_status.install(getattr(ipython, "kernel", None))
+    kernel_restart.install(getattr(ipython, "kernel", None), magics.session.stop_for_shutdown)
     magics.session.live.install()
     close = magics.session.close
     atexit.register(close)
@@ -34,6 +35,7 @@ def load_ipython_extension(ipython: Any) -> None:
 def unload_ipython_extension(ipython: Any) -> None:
     transformer.uninstall(ipython)
     comm_status.uninstall(getattr(ipython, "kernel", None))
+    kernel_restart.uninstall(getattr(ipython, "kernel", None))
     magics = ipython.magics_manager.registry.get("AgentMagics")
     if magics is not None:
         magics.session.live.uninstall()

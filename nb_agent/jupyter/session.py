@@ -205,6 +205,18 @@ class KernelAgentSession:
             self.frontend.clear()
 
     # --- shutdown --------------------------------------------------------------------------------
+    def stop_for_shutdown(self, notice: str) -> None:
+        """The kernel is going (a restart, or a shutdown): the running cell's live view becomes
+        the run's static rendering so far, ending with ``notice`` (on the thread that handles
+        the shutdown request; the run's loop will not run again)."""
+        view, state = self.frontend.view, self.last_state
+        if not self.running or state is None or not hasattr(view, "finish"):
+            return
+        from nb_agent.jupyter import cell_view
+
+        state.finish(interrupted=True, stop_reason=notice)
+        cell_view.finish_view(view, state)
+
     def close(self) -> None:
         """At kernel shutdown (and ``%unload_ext``): SessionEnd hooks (bounded), kill
         background shells and subagents, close the transcript."""

@@ -33,6 +33,11 @@ PRESET_USED_UP = "no --answer left for this request"
 """The feedback a pre-answered denial carries when the list ran out (see ``preset_answers``)."""
 
 
+def stop_notice(state: RunState) -> str:
+    """Why an interrupted run stopped: the user's Stop unless something else is known."""
+    return state.stop_reason or INTERRUPTED_NOTICE
+
+
 def approval_note(card: ToolCall) -> str:
     """How the card's permission request was answered, e.g. `` (allowed by you)``."""
     approval = card.approval
@@ -124,7 +129,7 @@ def render_markdown_text(state: RunState) -> str:
             parts.append(quoted)
     flush_tools()
     if state.interrupted:
-        parts.append(f"> ⏹ {INTERRUPTED_NOTICE}")
+        parts.append(f"> ⏹ {stop_notice(state)}")
     return "\n\n".join(parts) if parts else "_(no answer)_"
 
 
@@ -177,7 +182,7 @@ def render_html(state: RunState) -> Html:
             parts.append(el("p", item.text, style=theme.text(NOTICE_TONE.get(item.level, theme.MUTED), style(white_space="pre-wrap"))))
     flush_tools()
     if state.interrupted:
-        parts.append(el("p", f"⏹ {INTERRUPTED_NOTICE}", style=theme.TEXT[theme.ERROR]))
+        parts.append(el("p", f"⏹ {stop_notice(state)}", style=theme.TEXT[theme.ERROR]))
     return el("div", parts or el("p", el("em", "(no answer)")), cls="nb-agent-result")
 
 
@@ -198,7 +203,7 @@ def render_plain(state: RunState) -> str:
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             lines.append(f"[{item.level}] {item.text}")
     if state.interrupted:
-        lines.append(f"⏹ {INTERRUPTED_NOTICE}")
+        lines.append(f"⏹ {stop_notice(state)}")
     return "\n\n".join(lines) or "(no answer)"
 
 

@@ -109,7 +109,10 @@ class WidgetAgentView:
     def show(self) -> None:
         from IPython.display import display
 
-        self.handle = display(self.root, display_id=True)
+        from nb_agent.jupyter.kernel_restart import LIVE_VIEW_TEXT
+
+        bundle = {**self.root._repr_mimebundle_(), "text/plain": LIVE_VIEW_TEXT}  # not VBox(children=(HTML(...
+        self.handle = display(bundle, raw=True, display_id=True)
 
     def finish(self, bundle: dict[str, Any]) -> None:
         """Replace the live view by ``bundle`` (same display id) and close the widgets."""

@@ -154,6 +154,8 @@ class RunState:
         self.started_at = clock()
         self.ended_at: float | None = None
         self.interrupted = False
+        self.stop_reason: str | None = None
+        """Why an interrupted run stopped, when it was not the user's Stop (a kernel restart)."""
         self.result: Any = None
         self._clock = clock
         self._tool_lookup = tool_lookup or (lambda name: None)
@@ -454,10 +456,12 @@ class RunState:
         return notice
 
     # --- the end -------------------------------------------------------------------------
-    def finish(self, *, result: Any = None, interrupted: bool = False, error: str | None = None) -> None:
+    def finish(self, *, result: Any = None, interrupted: bool = False, error: str | None = None, stop_reason: str | None = None) -> None:
         self.ended_at = self._clock()
         self.result = result
-        self.interrupted = interrupted
+        self.interrupted = interrupted or stop_reason is not None
+        self.stop_reason = stop_reason
+        interrupted = self.interrupted
         for card in self.cards:
             if not card.finished:
                 card.status = "interrupted" if interrupted else "error"

@@ -1,0 +1,54 @@
+"""A run going on when the kernel is restarted (or shut down) ends as a static output that
+says so, instead of a frozen live view whose widgets die with the kernel.
+
+Jupyter asks a kernel to shut down before it restarts it (``shutdown_request``, with five
+seconds before it kills it). nb_agent wraps the kernel's ``do_shutdown``: before the kernel
+goes, the running cell's live view is replaced (same display id, so the page updates the
+cell and the saved notebook keeps it) by the run's static rendering so far, ending with why
+it stopped and how to continue. A kernel killed outright gets no such chance: the saved
+output is then the live view's plain-text stand-in (:data:`LIVE_VIEW_TEXT`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+RESTART_NOTICE = (
+    "Stopped by a kernel restart. The conversation up to its last complete message is saved: "
+    "run %agent resume in the new kernel to continue it (a new %%agent cell starts a new conversation)."
+)
+SHUTDOWN_NOTICE = "Stopped: the kernel shut down. The conversation up to its last complete message is saved: %agent resume continues it."
+LIVE_VIEW_TEXT = (
+    "nb_agent: the live view of a run (shown only while its kernel runs; the run's result replaces it when it ends). "
+    "If the kernel died during the run, %agent resume continues the saved conversation."
+)
+"""The plain-text form of the live view: what a saved notebook shows if the run never ended."""
+
+_ORIGINAL = "_nb_agent_do_shutdown"
+
+
+def install(kernel: Any, stop_running_run: Callable[[str], None]) -> None:
+    """Wrap ``kernel.do_shutdown`` so that ``stop_running_run(notice)`` runs first."""
+    if kernel is None or hasattr(kernel, _ORIGINAL) or not hasattr(kernel, "do_shutdown"):
+        return
+    original = kernel.do_shutdown
+
+    def do_shutdown(restart: bool) -> Any:
+        try:
+            stop_running_run(RESTART_NOTICE if restart else SHUTDOWN_NOTICE)
+        except Exception:  # noqa: BLE001 - never keep the kernel from shutting down
+            log.debug("could not end the running run's view", exc_info=True)
+        return original(restart)
+
+    setattr(kernel, _ORIGINAL, original)
+    kernel.do_shutdown = do_shutdown
+
+
+def uninstall(kernel: Any) -> None:
+    if kernel is not None and hasattr(kernel, _ORIGINAL):
+        del kernel.do_shutdown
+        delattr(kernel, _ORIGINAL)
