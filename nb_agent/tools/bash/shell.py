@@ -22,7 +22,6 @@ import atexit
 import codecs
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from nb_agent.executables import search_path, which
 from nb_agent.abort import AbortSignal
 from nb_agent.tools.bash import output_cap
 from nb_agent.tools.base import ProgressCallback
@@ -66,6 +66,8 @@ def shell_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
         del env["MPLBACKEND"]
     # Nothing may wait for a terminal: there is none, and stdin is /dev/null.
     env.update({"GIT_EDITOR": "true", "PAGER": "cat", "GIT_PAGER": "cat", "NB_AGENT": "1"})
+    if "PATH" in env:  # `ls` must never be the folder's ./ls (see nb_agent.executables)
+        env["PATH"] = search_path(env["PATH"])
     return env
 
 
@@ -227,7 +229,7 @@ def start_command(
     With ``wrapper`` the shell runs inside what it returns (a sandbox); the process
     started is still the group leader, so kills and waits are unchanged.
     """
-    bash = shutil.which("bash") or "/bin/bash"
+    bash = which("bash") or "/bin/bash"
     output_dir.mkdir(parents=True, exist_ok=True)
     stem = f"bash-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
     output_path = output_dir / f"{stem}.out"

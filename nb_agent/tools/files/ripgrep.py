@@ -17,7 +17,6 @@ import contextlib
 import functools
 import importlib.metadata
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from nb_agent.executables import which
 from nb_agent.abort import AbortSignal
 from nb_agent.errors import AbortError, ToolError
 
@@ -58,7 +58,7 @@ def find_rg() -> str | None:
     for candidate in _candidates():
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return os.fspath(candidate)
-    return shutil.which("rg")
+    return which("rg")
 
 
 def _candidates() -> list[Path]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import functools
 import platform
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from nb_agent.executables import which
 from nb_agent.tools.bash.sandbox.bwrap import bwrap_command
 from nb_agent.tools.bash.sandbox.plan import SandboxPlan
 from nb_agent.tools.bash.sandbox.seatbelt import SANDBOX_EXEC, seatbelt_command
@@ -54,7 +54,7 @@ def probe_availability(system: str | None = None, bwrap: str | None = None) -> S
     """Probe once per (system, binary); ``bwrap`` overrides the binary looked up on PATH."""
     system = system or platform.system()
     if system == "Linux":
-        return _probe_bwrap(bwrap or shutil.which("bwrap"))
+        return _probe_bwrap(bwrap or which("bwrap"))
     if system == "Darwin":
         return _probe_seatbelt()
     return SandboxAvailability(available=False, reason=f"no sandbox for {system}", fix="run nb_agent on Linux (bubblewrap) or macOS")
