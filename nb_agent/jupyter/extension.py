@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import atexit
+import os
+from pathlib import Path
 from typing import Any
 
 from nb_agent.errors import ConfigurationError
 from nb_agent.import_guard import planted_modules
 from nb_agent.jupyter import comm_status, kernel_restart, transformer
 from nb_agent.jupyter.magics import AgentMagics
+from nb_agent.tools.bash.sandbox.secrets import register_secret
 
 _ATEXIT_ATTR = "_nb_agent_atexit"
 
@@ -21,6 +24,7 @@ def load_ipython_extension(ipython: Any) -> None:
             "nb_agent was not loaded: these modules were imported from the kernel's folder and shadow installed "
             f"ones: {', '.join(planted)}. Rename them (or remove them) and restart the kernel."
         )
+    _hide_connection_file(ipython)
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)
     transformer.install(ipython)
@@ -30,6 +34,16 @@ def load_ipython_extension(ipython: Any) -> None:
     close = magics.session.close
     atexit.register(close)
     setattr(ipython, _ATEXIT_ATTR, close)
+
+
+def _hide_connection_file(ipython: Any) -> None:
+    """The kernel's connection file holds the key that lets anyone run code in this kernel
+    (outside the sandbox): hidden from sandboxed commands wherever the frontend put it."""
+    kernel = getattr(ipython, "kernel", None)
+    app = getattr(kernel, "parent", None)
+    connection_file = getattr(app, "abs_connection_file", None) or getattr(app, "connection_file", None)
+    if connection_file:
+        register_secret(Path(os.path.abspath(connection_file)))
 
 
 def unload_ipython_extension(ipython: Any) -> None:

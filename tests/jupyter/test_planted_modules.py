@@ -63,3 +63,13 @@ def test_a_module_imported_from_the_folder_before_loading_stops_the_load(make_ke
     loaded = kernel.run("%load_ext nb_agent")
     shown = "".join(e.get("evalue", "") for e in loaded.errors) + loaded.stdout + loaded.stderr
     assert "nb_agent was not loaded" in shown and "html2text" in shown, shown
+
+
+def test_the_extension_registers_the_kernels_connection_file_as_a_secret(make_kernel):
+    kernel = make_kernel("connection-file")
+    assert kernel.run("%load_ext nb_agent").status == "ok"
+    shown = kernel.run(
+        "from nb_agent.tools.bash.sandbox import secrets\n"
+        "print(any(p == __import__('pathlib').Path(get_ipython().kernel.parent.abs_connection_file) for p in secrets._registered))"
+    )
+    assert shown.stdout.strip() == "True", (shown.stdout, shown.errors)

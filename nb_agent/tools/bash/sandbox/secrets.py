@@ -15,6 +15,7 @@ __all__ = [
     "is_credential_variable",
     "protected_candidates",
     "protected_paths",
+    "register_secret",
     "scrub_environment",
     "secret_paths",
 ]
@@ -150,8 +151,30 @@ def secret_paths(home: Path, extra: tuple[Path, ...] = (), env: Mapping[str, str
     socket = env.get("SSH_AUTH_SOCK", "")
     if socket and os.path.isabs(socket):
         candidates.append(Path(socket))
-    candidates += [Path(f"/run/user/{os.getuid()}"), *(Path(p) for p in PRIVILEGED_SOCKETS)]
+    candidates += jupyter_runtime_directories(env)
+    candidates += [Path(f"/run/user/{os.getuid()}"), *(Path(p) for p in PRIVILEGED_SOCKETS), *_registered]
     return _existing(candidates)
+
+
+def jupyter_runtime_directories(env: Mapping[str, str]) -> list[Path]:
+    """Where Jupyter may keep kernel connection files besides ``~/.local/share/jupyter``:
+    jupyter_core's ``$JUPYTER_DATA_DIR/runtime`` and ``$XDG_DATA_HOME/jupyter/runtime``
+    (``$JUPYTER_RUNTIME_DIR`` is taken above, ``$XDG_RUNTIME_DIR`` is under ``/run/user``)."""
+    found = [Path(env[name]) / "runtime" for name in ("JUPYTER_DATA_DIR",) if os.path.isabs(env.get(name, ""))]
+    found += [Path(env[name]) / "jupyter" / "runtime" for name in ("XDG_DATA_HOME",) if os.path.isabs(env.get(name, ""))]
+    if os.path.isabs(env.get("XDG_RUNTIME_DIR", "")):
+        found.append(Path(env["XDG_RUNTIME_DIR"]) / "jupyter")
+    return found
+
+
+_registered: list[Path] = []
+
+
+def register_secret(path: Path) -> None:
+    """Hide ``path`` from every sandboxed command of this process (the Jupyter layer
+    registers the kernel's own connection file, wherever its frontend put it)."""
+    if path not in _registered:
+        _registered.append(path)
 
 
 def protected_candidates(writable: list[Path], home: Path) -> list[Path]:
