@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
+import socket
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from nb_agent.permissions.domains import domain_matches
@@ -38,9 +40,10 @@ def host_allowed(host: str, allowed: Sequence[str]) -> bool:
 class DomainProxy:
     """Started once per sandbox runtime; :attr:`socket_path` or :attr:`port` is where it listens."""
 
-    def __init__(self, allowed_domains: Sequence[str], *, unix: bool = True) -> None:
+    def __init__(self, allowed_domains: Sequence[str], *, unix: bool = True, resolve: Resolver | None = None) -> None:
         self.allowed = tuple(allowed_domains)
         self.unix = unix
+        self._resolve = resolve or _resolve
         self.socket_path: Path | None = None
         self.port: int = 0
         self.blocked: list[str] = []
@@ -112,7 +115,16 @@ class DomainProxy:
             await self._refuse(writer, host)
             return
         try:
-            up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(host, port), 30)
+            address = await self._vetted_address(host, port)
+        except (OSError, asyncio.TimeoutError) as exc:
+            await self._refuse(writer, host, status="502 Bad Gateway", text=f"nb_agent sandbox proxy: cannot resolve {host} ({exc})")
+            return
+        if address is None:
+            self.blocked.append(host)
+            await self._refuse(writer, host, text=_REBOUND.format(host=host))
+            return
+        try:
+            up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(address, port), 30)
         except (OSError, asyncio.TimeoutError) as exc:
             await self._refuse(writer, host, status="502 Bad Gateway", text=f"nb_agent sandbox proxy: cannot reach {host}:{port} ({exc})")
             return
@@ -122,12 +134,47 @@ class DomainProxy:
             up_writer.write(first)
         await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
 
+    async def _vetted_address(self, host: str, port: int) -> str | None:
+        """The address to connect to, resolved once here (so it cannot change between the
+        check and the connection), or None when an allowed *name* leads to a loopback,
+        private, link-local or otherwise non-public address (DNS rebinding: the proxy runs
+        outside the sandbox, next to the kernel's and Jupyter's own ports). An allowed IP
+        address, or ``localhost``, is taken as written: the user named that place."""
+        if _is_ip(host):
+            return host
+        addresses = await asyncio.wait_for(self._resolve(host, port), 30)
+        if not addresses:
+            raise OSError(f"no address for {host}")
+        if host.lower().rstrip(".") == "localhost" or host.lower().rstrip(".").endswith(".localhost"):
+            return addresses[0]
+        if not all(ipaddress.ip_address(a.split("%")[0]).is_global for a in addresses):
+            return None
+        return addresses[0]
+
     async def _refuse(self, writer: asyncio.StreamWriter, host: str, *, status: str = "403 Forbidden", text: str | None = None) -> None:
         body = (text or _BLOCKED.format(host=host)).encode() + b"\n"
         writer.write(f"HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         with contextlib.suppress(ConnectionError):
             await writer.drain()
         writer.close()
+
+
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+"""``(host, port) -> addresses``: how the proxy resolves an allowed name (tests give their own)."""
+_REBOUND = "nb_agent sandbox: {host} resolves to a non-public address (loopback, private or link-local); refused"
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
