@@ -521,6 +521,10 @@ class QueryEngine:
         try:
             if self.tool_pool is not None:
                 self.tools = await self.tool_pool.current()
+                for level, line in self.tool_pool.take_notices():
+                    notice = SystemMessage(level=level, subtype="mcp", content=line)
+                    self._append(notice)
+                    yield notice
             git_status = None if self.config.extra.get("omit_session_context") else await self.session_context.git_status()
             params = self._query_params(abort, text, git_status)
             async for event in query(params, self._query_deps()):

@@ -8,6 +8,7 @@ first run, not at ``%load_ext``.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,6 +148,7 @@ class KernelEngineFactory:
         servers), with the kernel tools and this session's approver. ``trust``: the
         folder's :class:`~nb_agent.folder_trust.FolderTrust` (default: the recorded answer)."""
         from nb_agent.agent import create_engine
+        from nb_agent.model.cassette import CASSETTE_ENV
 
         mode = self.settings.permission_mode
         config = self.config()
@@ -167,6 +169,11 @@ class KernelEngineFactory:
                 self.warn(warning)
         engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge()
         engine.deps_overrides["between_turns"] = self.between_turns
+        if engine.tool_pool is not None and not os.environ.get(CASSETTE_ENV):
+            # a broken MCP server must not hold up the first answer; a replay waits for every
+            # server, as its recording did (its requests must carry the same tools)
+            engine.tool_pool.mcp_wait = max(0.0, float(self.settings.mcp_wait))
+        quiet_mcp_library()
         host = subagent_host(engine)
         if host is not None:
             host.on_background_start.append(self.on_background_start)
@@ -195,6 +202,19 @@ class KernelEngineFactory:
 
             attach_subagents(engine, host.catalog, host=host)
         return engine, warnings
+
+
+def quiet_mcp_library() -> None:
+    """The MCP client library logs a server's non-JSON output with a full pydantic traceback,
+    which the kernel prints into the cell; nb_agent says what went wrong in one line
+    (``ToolPoolProvider.take_notices``, ``%agent mcp``), so those records stop at the
+    library's logger (kept at DEBUG for whoever configures it)."""
+    import logging
+
+    library = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in library.handlers):
+        library.addHandler(logging.NullHandler())
+    library.propagate = False
 
 
 def subagent_host(engine: Any) -> Any:

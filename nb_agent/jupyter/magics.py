@@ -88,6 +88,13 @@ class AgentMagics(Magics):
     notebook_path = Unicode("", help="Path of this notebook (default: from the Jupyter server, or %agent notebook).").tag(
         config=True
     )
+    mcp_wait = Float(
+        5.0,
+        help=(
+            "At most this many seconds a run waits for MCP servers still starting before its first request; "
+            "a slower one joins later (a notice says so), a failed one is named in one line and left out."
+        ),
+    ).tag(config=True)
     notify_after = Float(
         30.0, help="A run at least this many seconds long fires the Notification hooks (idle_prompt) when it ends."
     ).tag(config=True)

@@ -5,7 +5,9 @@ Lifecycle, driven by the session (never at import):
 - ``await ensure_started()`` before the first model request: every pending server connects
   concurrently, each under its own timeout (default 30 s, env ``NB_AGENT_MCP_TIMEOUT``). A
   server that fails is reported by ``list_servers()`` (status ``failed`` + error) and never
-  holds up the others.
+  holds up the others. ``await start_within(seconds)`` waits for them at most that long
+  instead: servers still connecting then go on in the background and their tools join the
+  pool at a later turn (a broken server no longer holds up the first request).
 - ``await refresh()`` between turns: connects servers added since, reconnects servers that
   died mid-session, and re-lists the tools of servers that sent ``tools/list_changed``.
   Servers that failed to start are not retried automatically (a dead server would cost a
@@ -21,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +137,8 @@ class McpManager:
         """``.mcp.json`` servers not started because the folder is not trusted."""
         self._servers: dict[str, _Server] = {}
         self._lock = asyncio.Lock()
+        self._starting: dict[str, asyncio.Task[None]] = {}
+        """Starts going on in the background (``start_within``), by server name."""
         for name, config in (servers or {}).items():
             if isinstance(config, ScopedServerConfig):
                 if problem := server_name_conflict(name, list(self._servers)):
@@ -181,6 +185,7 @@ class McpManager:
 
     async def remove_server(self, name: str) -> bool:
         """Disconnect and forget a server; its tools leave the pool. False if unknown."""
+        await self._cancel_starts([name])
         async with self._lock:  # not while it is being started: that would orphan its process
             server = self._servers.pop(name, None)
             if server is None:
@@ -222,14 +227,49 @@ class McpManager:
     # --- lifecycle -----------------------------------------------------------------------
     async def ensure_started(self) -> None:
         """Connect every server not started yet, concurrently. Never raises for a server."""
+        if self._starting:  # started in the background: wait for them too
+            await asyncio.wait(list(self._starting.values()))
         async with self._lock:
             await self._gather(self._start(s) for s in self._servers.values() if s.status in ("pending", "closed"))
+
+    async def start_within(self, seconds: float) -> None:
+        """Start every server not started yet, concurrently and in the background, and wait for
+        them at most ``seconds``; the ones still connecting then finish on their own (their
+        tools join at the next :meth:`tools`). Never raises for a server."""
+        async with self._lock:
+            for name, server in self._servers.items():
+                if server.status in ("pending", "closed") and name not in self._starting:
+                    task = asyncio.ensure_future(self._start(server))
+                    self._starting[name] = task
+                    task.add_done_callback(lambda done, name=name: self._started(name, done))
+        starting = list(self._starting.values())
+        if starting:
+            await asyncio.wait(starting, timeout=seconds)
+
+    def _started(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._starting.get(name) is task:
+            del self._starting[name]
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("MCP: unexpected error while starting %s: %s", name, describe_exception(task.exception()))  # type: ignore[arg-type]
+
+    def starting(self) -> list[str]:
+        """Servers still connecting in the background."""
+        return sorted(self._starting)
+
+    async def _cancel_starts(self, names: Collection[str] | None = None) -> None:
+        tasks = [task for name, task in list(self._starting.items()) if names is None or name in names]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def refresh(self) -> None:
         """Between turns: start new servers, reconnect dead ones, re-list changed tool lists."""
         async with self._lock:
             jobs = []
-            for server in self._servers.values():
+            for name, server in self._servers.items():
+                if name in self._starting:  # still connecting in the background
+                    continue
                 status = server.status
                 if status in ("pending", "closed"):
                     jobs.append(self._start(server))
@@ -245,6 +285,7 @@ class McpManager:
             server = self._servers.get(name)
             if server is None:
                 raise ConfigurationError(f"no MCP server named {name!r}")
+            await self._cancel_starts([name])
             await self._restart(server)
         return next(row for row in self.list_servers() if row.name == name)
 
@@ -254,6 +295,7 @@ class McpManager:
         Servers still connecting are cancelled first, so closing never waits out a
         connect timeout.
         """
+        await self._cancel_starts()
         await self._close_connections()
         async with self._lock:  # let starts in flight notice, then close what they opened
             await self._close_connections()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from nb_agent.tools.base import Tool, ToolUseContext
 from nb_agent.tools.pool import assemble_tool_pool
@@ -28,13 +28,45 @@ class ToolPoolProvider:
     tool_references: bool = False
     """Send deferred tools with ``defer_loading`` and load them by ``tool_reference`` blocks
     (the engine sets it per submission, see ``tool_references_enabled``)."""
+    mcp_wait: float | None = None
+    """At most this many seconds before a request for MCP servers still starting (they join
+    at a later turn); ``None`` waits for each until its connect timeout."""
     _pool: list[Tool[Any]] = field(default_factory=list, init=False)
+    _said: dict[str, str] = field(default_factory=dict, init=False)
+    """What :meth:`take_notices` last said about each MCP server (its status)."""
 
     async def current(self) -> list[Tool[Any]]:
         """Connect MCP servers if needed (lazily, concurrently) and assemble the pool."""
         if self.mcp is not None:
-            await self.mcp.ensure_started()
+            if self.mcp_wait is None:
+                await self.mcp.ensure_started()
+            else:
+                await self.mcp.start_within(self.mcp_wait)
         return self.assemble()
+
+    def take_notices(self) -> list[tuple[Literal["info", "warning"], str]]:
+        """One line for each MCP server that failed to start, is still starting, or has
+        connected since it was said to be starting; each said once."""
+        if self.mcp is None:
+            return []
+        lines: list[tuple[Literal["info", "warning"], str]] = []
+        for server in self.mcp.list_servers():
+            said = self._said.get(server.name)
+            if server.status == "failed" and said != "failed":
+                reason = (server.error or "no reason given").strip().splitlines()[0]
+                lines.append((
+                    "warning",
+                    f"MCP server {server.name!r} failed to start: {reason}. Going on without it "
+                    f"(%agent mcp shows it; %agent mcp reconnect {server.name} tries again).",
+                ))  # fmt: skip
+            elif server.status in ("pending", "connecting") and said is None:
+                lines.append(("info", f"MCP server {server.name!r} is still starting; its tools join when it is ready."))
+            elif server.status == "connected" and said in ("pending", "connecting"):
+                lines.append(("info", f"MCP server {server.name!r} is ready: {server.tool_count} tools."))
+            else:
+                continue
+            self._said[server.name] = server.status
+        return lines
 
     def assemble(self) -> list[Tool[Any]]:
         mcp_tools = self.mcp.tools() if self.mcp is not None else []

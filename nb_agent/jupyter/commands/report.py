@@ -5,7 +5,7 @@ imports."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nb_agent.jupyter.commands.output import preview, tokens
 
@@ -42,6 +42,7 @@ def status(session: KernelAgentSession, _arg: str | None = None) -> None:
             for source, rules in by_source().items():
                 lines.append(f"rules      {source}: " + ", ".join(f"{r.behavior} {r.text}" for r in rules))
         lines.append(f"tools      {', '.join(t.name for t in engine.tools)}")
+        lines += _mcp_lines(engine)
         count = len(engine.hooks.describe())
         lines.append(f"hooks      {count} in force (%agent hooks lists them)")
     if (runtime := session.sandbox_runtime(create=True)) is not None:
@@ -50,6 +51,21 @@ def status(session: KernelAgentSession, _arg: str | None = None) -> None:
     for warning in dict.fromkeys([*policy_warnings, *session.warnings]):
         lines.append(f"warning    {warning}")
     print("\n".join(lines))
+
+
+def _mcp_lines(engine: Any) -> list[str]:
+    """MCP servers that are not connected: failed (with why, in one line) or still starting."""
+    manager = getattr(getattr(engine, "tool_pool", None), "mcp", None)
+    if manager is None:
+        return []
+    lines = []
+    for server in manager.list_servers():
+        if server.status == "failed":
+            reason = (server.error or "no reason given").strip().splitlines()[0]
+            lines.append(f"mcp        {server.name}: failed to start: {reason} (%agent mcp reconnect {server.name})")
+        elif server.status in ("pending", "connecting"):
+            lines.append(f"mcp        {server.name}: still starting")
+    return lines
 
 
 def _trust_lines(session: KernelAgentSession) -> list[str]:
