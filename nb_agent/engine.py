@@ -44,7 +44,8 @@ from nb_agent.loop.state import CompactionResult
 from nb_agent.messages import messages_after_compact_boundary
 from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
 from nb_agent.model.retry import RetryContext, stream_with_retry
-from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, priced_model, resolve_model
+from nb_agent.hooks.prompt_hook import PROMPT_HOOK_QUERY_SOURCE
+from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, priced_model, resolve_model, small_fast_model
 from nb_agent.model.pricing import Usage
 from nb_agent.model.prompt_cache import prompt_caching_enabled
 from nb_agent.model.providers import Provider, provider_from_env
@@ -226,6 +227,8 @@ class QueryEngine:
         )
         self._owns_transport = transport is None
         self.query_source: str = self.config.extra.get("query_source", "repl_main_thread")
+        if self.query_source == "repl_main_thread" or self.hooks.model_query is None:
+            self.hooks.model_query = self.hook_model_query  # prompt hooks ask through the main conversation's client
         self.context_manager = ContextManager(
             config=ContextConfig.from_extra(self.config.extra),
             create=lambda request: self.transport.create(request),
@@ -375,6 +378,13 @@ class QueryEngine:
         if self.tool_pool is not None:
             self.tool_pool.tool_references = enabled
         return enabled
+    async def hook_model_query(self, request: dict[str, Any]) -> str:
+        """A ``prompt`` hook's model call (the small fast model unless the hook names one):
+        retried and counted like the session's other side calls; returns the answer's text."""
+        request = {"model": small_fast_model(), **request}
+        message = await self.side_query(request, query_source=PROMPT_HOOK_QUERY_SOURCE)
+        return "".join(getattr(block, "text", "") for block in message.content)
+
     async def side_query(self, request: dict[str, Any], *, query_source: str) -> Any:
         """A tool's own non-streaming model call (WebFetch's answer, WebSearch): retried,
         its usage counted, and ended at once by Stop (the pipeline cancels the tool). The

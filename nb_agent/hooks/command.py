@@ -35,7 +35,8 @@ class CommandHookWarning(Exception):
     """A command hook failed without blocking (raised to the registry, turned into a warning)."""
 
 
-def _parse_stdout(stdout: str, event: str) -> HookOutput | None:
+def parse_hook_stdout(stdout: str, event: str) -> HookOutput | None:
+    """A hook's output (a command's stdout, an HTTP hook's body): JSON object, or plain text."""
     text = stdout.strip()
     if not text:
         return None
@@ -59,11 +60,33 @@ def _text_field(data: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def _permission_request_decision(specific: dict[str, Any], event: str) -> dict[str, Any]:
+    """PermissionRequest's ``hookSpecificOutput.decision``: ``behavior`` (allow / deny),
+    ``updatedInput``, ``updatedPermissions``, ``message``, ``interrupt``."""
+    decision = specific.get("decision")
+    if decision is None:
+        return {}
+    if not isinstance(decision, dict) or decision.get("behavior") not in ("allow", "deny"):
+        raise CommandHookWarning(f"{event} hook: decision must be an object with behavior 'allow' or 'deny'; output ignored")
+    permissions = decision.get("updatedPermissions")
+    if permissions is not None and not (isinstance(permissions, list) and all(isinstance(p, dict) for p in permissions)):
+        raise CommandHookWarning(f"{event} hook: updatedPermissions must be a list of objects; output ignored")
+    return {
+        "permissionDecision": decision["behavior"],
+        "permissionDecisionReason": decision.get("message"),
+        "updatedInput": decision.get("updatedInput"),
+        "updatedPermissions": permissions,
+        "interrupt": decision.get("interrupt") is True,
+    }
+
+
 def hook_output_from_json(data: dict[str, Any], event: str) -> HookOutput:
     """Map Claude Code's hook JSON output onto :class:`HookOutput`."""
     specific = data.get("hookSpecificOutput") or {}
     if not isinstance(specific, dict):
         raise CommandHookWarning(f"{event} hook: hookSpecificOutput must be an object; output ignored")
+    if event == "PermissionRequest":
+        specific = {**specific, **_permission_request_decision(specific, event)}
     decision = data.get("decision")
     reason = _text_field(data, "reason")
     permission = specific.get("permissionDecision")
@@ -72,7 +95,7 @@ def hook_output_from_json(data: dict[str, Any], event: str) -> HookOutput:
     blocking = None
     if decision == "block":
         blocking = reason or f"Blocked by {event} hook"
-        if event == "PreToolUse" and permission is None:
+        if event in ("PreToolUse", "PermissionRequest") and permission is None:
             permission = "deny"
     elif decision not in (None, "approve", "undefined"):
         raise CommandHookWarning(f"{event} hook: unknown decision {decision!r}; output ignored")
@@ -92,6 +115,8 @@ def hook_output_from_json(data: dict[str, Any], event: str) -> HookOutput:
         updated_input=updated_input,
         updated_output=specific.get("updatedMCPToolOutput"),
         additional_context=_text_field(specific, "additionalContext"),
+        updated_permissions=specific.get("updatedPermissions"),
+        interrupt=specific.get("interrupt") is True,
     )
 
 
@@ -232,7 +257,7 @@ def command_hook(command: str, *, timeout: float, project_dir: str | None = None
             if out.lstrip().startswith("{"):
                 raise CommandHookWarning(f"{event} hook printed more than {MAX_OUTPUT_BYTES // (1024 * 1024)} MB; output ignored")
             out += f"\n[hook output cut at {MAX_OUTPUT_BYTES // (1024 * 1024)} MB]"
-        return _parse_stdout(out, event)
+        return parse_hook_stdout(out, event)
 
     run.__qualname__ = f"command_hook({command!r})"
     return run

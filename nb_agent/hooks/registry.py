@@ -13,7 +13,9 @@ from typing import Any
 from nb_agent.errors import ConfigurationError
 from nb_agent.abort import AbortSignal
 from nb_agent.errors import AbortError
-from nb_agent.hooks.command import CommandHookWarning, command_hook, kill_process_group, started_groups
+from nb_agent.hooks.command import CommandHookWarning, kill_process_group, started_groups
+from nb_agent.hooks.prompt_hook import ModelQuery
+from nb_agent.hooks.settings_hooks import settings_hook
 from nb_agent.hooks.types import (
     DEFAULT_HOOK_TIMEOUT_S,
     HOOK_EVENTS,
@@ -29,7 +31,6 @@ from nb_agent.hooks.types import (
 
 _PERMISSION_RANK = {"deny": 3, "ask": 2, "allow": 1}
 _SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_|]+")
-SUPPORTED_HOOK_TYPES = ("command",)
 
 
 def matcher_matches(matcher: str | None, query: str | None) -> bool:
@@ -55,6 +56,8 @@ class Hooks:
 
     def __init__(self) -> None:
         self._matchers: dict[HookEvent, list[HookMatcher]] = {event: [] for event in HOOK_EVENTS}
+        self.model_query: ModelQuery | None = None
+        """How ``prompt`` hooks ask a model: the session's engine sets it."""
 
     def add(
         self,
@@ -129,29 +132,11 @@ class Hooks:
             except re.error as exc:
                 warn(f"{where}: hooks.{event}: matcher {matcher!r} is not a valid regular expression ({exc}); it matches nothing")
         for hook in entry.get("hooks", []):
-            kind = hook.get("type") if isinstance(hook, dict) else None
-            if kind not in SUPPORTED_HOOK_TYPES:
-                warn(f"{where}: hooks.{event}: hook type {kind!r} is not supported by nb_agent (only 'command'); ignored")
-                continue
-            command = hook.get("command")
-            if not isinstance(command, str) or not command.strip():
-                warn(f"{where}: hooks.{event}: a command hook has no 'command'; ignored")
-                continue
-            try:
-                timeout = float(hook.get("timeout", DEFAULT_HOOK_TIMEOUT_S))
-            except (TypeError, ValueError):
-                warn(f"{where}: hooks.{event}: timeout {hook.get('timeout')!r} is not a number; using {DEFAULT_HOOK_TIMEOUT_S:g}s")
-                timeout = DEFAULT_HOOK_TIMEOUT_S
-            self._matchers[event].append(
-                HookMatcher(
-                    matcher=matcher,
-                    hooks=[command_hook(command, timeout=timeout, project_dir=project_dir)],
-                    timeout=timeout,
-                    source=source,
-                    path=path,
-                    description=command,
+            made = settings_hook(hook, project_dir=project_dir, model_query=lambda: self.model_query, warn=lambda text: warn(f"{where}: hooks.{event}: {text}"))
+            if made is not None:
+                self._matchers[event].append(
+                    HookMatcher(matcher=matcher, hooks=[made.callback], timeout=made.timeout, source=source, path=path, description=made.description)
                 )
-            )
 
     def has(self, event: HookEvent) -> bool:
         return bool(self._matchers[event])
@@ -263,7 +248,7 @@ def _merge(result: AggregatedHookResult, outcome: HookOutput | str | None, event
         return
     if outcome.blocking_error:
         result.blocking_errors.append(outcome.blocking_error)
-        if event == "PreToolUse" and outcome.permission_decision is None:
+        if event in ("PreToolUse", "PermissionRequest") and outcome.permission_decision is None:
             outcome = replace(outcome, permission_decision="deny")
     if not outcome.continue_:
         result.prevent_continuation = True
@@ -276,6 +261,10 @@ def _merge(result: AggregatedHookResult, outcome: HookOutput | str | None, event
         result.updated_input = outcome.updated_input
     if outcome.updated_output is not None:
         result.updated_output = outcome.updated_output
+    if outcome.updated_permissions:
+        result.updated_permissions.extend(outcome.updated_permissions)
+    if outcome.interrupt and outcome.permission_decision == "deny":
+        result.interrupt = True
     if outcome.additional_context:
         result.additional_contexts.append(outcome.additional_context)
         if not outcome.suppress_output:

@@ -25,16 +25,18 @@ HookEvent = Literal[
     "Stop",
     "SubagentStop",
     "PreCompact",
+    "PermissionRequest",
+    "StopFailure",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 
-TOOL_EVENTS: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+TOOL_EVENTS: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 """Events whose matcher is matched against the tool name."""
 
 CONTEXT_EVENTS: frozenset[str] = frozenset({"UserPromptSubmit", "SessionStart"})
 """Events whose plain stdout (exit 0) is context for the model, as in Claude Code."""
 
-EXIT_2_TO_MODEL: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop"})
+EXIT_2_TO_MODEL: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PermissionRequest"})
 """Events where exit code 2 feeds stderr back to the model; for the others (and for
 UserPromptSubmit, whose exit 2 refuses the prompt) stderr is shown to the user only."""
 
@@ -42,6 +44,10 @@ SessionStartSource = Literal["startup", "resume", "clear", "compact"]
 SessionEndReason = Literal["clear", "logout", "prompt_input_exit", "other"]
 CompactTrigger = Literal["manual", "auto"]
 NotificationType = Literal["permission_prompt", "idle_prompt"]
+StopFailureError = Literal[
+    "rate_limit", "authentication_failed", "billing_error", "invalid_request", "server_error", "max_output_tokens", "unknown"
+]
+"""What ended a turn with an API error (the StopFailure matcher matches it)."""
 
 DEFAULT_HOOK_TIMEOUT_S = 60.0
 
@@ -64,7 +70,11 @@ class HookInput:
     tool_use_id: str | None = None
     tool_response: Any = None
     error: str | None = None
-    """PostToolUseFailure: what went wrong."""
+    """PostToolUseFailure: what went wrong; StopFailure: the kind of API error (:data:`StopFailureError`)."""
+    error_details: str | None = None
+    """StopFailure: the API error's message."""
+    permission_suggestions: list[dict[str, Any]] | None = None
+    """PermissionRequest: the rules an "Always allow" answer would add (``addRules`` entries)."""
     is_interrupt: bool | None = None
     # Stop / SubagentStop
     stop_hook_active: bool | None = None
@@ -101,6 +111,7 @@ class HookInput:
             "SessionEnd": self.reason,
             "PreCompact": self.trigger,
             "SubagentStop": self.agent_type,
+            "StopFailure": self.error,
         }.get(event)
 
 
@@ -141,6 +152,11 @@ class HookOutput:
     updated_output: Any = None
     additional_context: str | None = None
     """Context for the model; for PreCompact, instructions added to the summary request."""
+    updated_permissions: list[dict[str, Any]] | None = None
+    """PermissionRequest: rules to add for the session (``{"type": "addRules", "rules":
+    [{"toolName", "ruleContent"}], "behavior"}``); other kinds are not applied."""
+    interrupt: bool = False
+    """PermissionRequest with ``deny``: stop the run too."""
 
 
 HookCallback = Callable[[HookInput], Awaitable["HookOutput | None"]]
@@ -194,6 +210,8 @@ class AggregatedHookResult:
     permission_decision_reason: str | None = None
     updated_input: dict[str, Any] | None = None
     updated_output: Any = None
+    updated_permissions: list[dict[str, Any]] = field(default_factory=list)
+    interrupt: bool = False
     additional_contexts: list[str] = field(default_factory=list)
     visible_contexts: list[str] = field(default_factory=list)
     """The contexts of hooks that did not ask to suppress their output (shown in the cell)."""

@@ -45,7 +45,7 @@ from nb_agent.messages import (
     strip_thinking_signatures,
 )
 from nb_agent.model.client import ModelRequest
-from nb_agent.model.errors import classify, is_model_api_error
+from nb_agent.model.errors import classify, is_model_api_error, stop_failure_kind
 from nb_agent.model.models import max_output_tokens_for
 from nb_agent.model.prompt_cache import MAX_BREAKPOINTS, count_breakpoints, with_message_breakpoints, without_cache_control
 from nb_agent.tools.base import ToolUseContext
@@ -74,6 +74,8 @@ class _Turn:
     output_tokens: int = 0
     withheld: Exception | None = None
     api_error: Exception | None = None
+    api_error_kind: str = "unknown"
+    """What kind of API error ended the turn (the StopFailure hook's ``error``)."""
     prevent_continuation: bool = False
     context: ToolUseContext | None = None
     """The tool context after the batch runner applied context modifiers (non-streaming)."""
@@ -261,6 +263,7 @@ async def _stream_model(
                 turn.withheld = error  # the SDK's 400/413, recognised only once classified
                 return
             turn.api_error = error
+            turn.api_error_kind = stop_failure_kind(exc)
             yield api_error_message(str(turn.api_error), model=model)
             return
         finally:
@@ -322,6 +325,8 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
 
             if turn.api_error is not None and turn.tool_use_blocks:
                 async for event in _drain_after_model_error(turn, str(turn.api_error)):
+                    yield event
+                for event in await _stop_failure_hooks(params, state, turn):
                     yield event
                 yield Terminal(reason="model_error", error=str(turn.api_error), turn_count=state.turn_count)
                 return
@@ -419,7 +424,8 @@ async def _finish_without_tools(
         return await _recover_from_withheld(deps, state, window, withheld, out)
     if turn.stop_reason == "max_tokens":
         return _recover_from_max_tokens(params, state, window, turn, out)
-    if turn.api_error is not None:
+    if turn.api_error is not None:  # StopFailure hooks instead of Stop (seed 002 §11.5)
+        out.events.extend(await _stop_failure_hooks(params, state, turn))
         out.terminal = Terminal(reason="completed", error=str(turn.api_error), turn_count=state.turn_count)
         return out
     hooks = params.tool_run_deps.hooks
@@ -465,6 +471,26 @@ async def _finish_without_tools(
         return out
     out.terminal = Terminal(reason="completed", turn_count=state.turn_count)
     return out
+
+
+async def _stop_failure_hooks(params: QueryParams, state: State, turn: _Turn) -> list[LoopEvent]:
+    """The turn ended with an API error: StopFailure hooks run (side effects only: their
+    output and exit codes change nothing), with the error's kind and message."""
+    hooks = params.tool_run_deps.hooks
+    if not hooks.has("StopFailure"):
+        return []
+    hook_input = replace(
+        _stop_hook_input(params, state, turn, "StopFailure"),
+        stop_hook_active=None,
+        error=turn.api_error_kind,
+        error_details=str(turn.api_error),
+        last_assistant_message=next((m.text for m in reversed(turn.assistant_messages) if m.text and not m.is_api_error_message), None),
+    )
+    try:
+        result = await hooks.run("StopFailure", hook_input, abort_signal=state.tool_use_context.abort_signal)
+    except AbortError:
+        return []
+    return list(hook_notices(result, "StopFailure"))
 
 
 def _stop_hook_input(params: QueryParams, state: State, turn: _Turn, event: HookEvent) -> HookInput:

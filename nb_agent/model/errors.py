@@ -80,3 +80,20 @@ def classify(exc: BaseException) -> NbAgentError:
 
 def describe(exc: Any) -> str:
     return str(classify(exc))
+
+
+def stop_failure_kind(exc: BaseException) -> str:
+    """The kind of API error that ended a turn, as the StopFailure hook names it."""
+    status = status_of(exc)
+    text = _message(exc).lower()
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if status == 402 or "credit balance" in text or "billing" in text:
+        return "billing_error"
+    if status is not None and 400 <= status < 500:
+        return "invalid_request"
+    if status is not None and status >= 500:
+        return "server_error"
+    return "unknown"

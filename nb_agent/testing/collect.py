@@ -59,3 +59,17 @@ def assert_history_invariant(messages: list[Any]) -> None:
             results.extend(m.tool_result_ids)
     assert sorted(uses) == sorted(results), f"tool_uses {sorted(uses)} vs tool_results {sorted(results)}"
     assert len(set(results)) == len(results), "a tool_use was answered twice"
+
+
+def tool_results_sent(requests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every tool_result block the model was sent (in the requests' ``messages``), by
+    tool_use id, with its content as one string."""
+    found: dict[str, dict[str, Any]] = {}
+    for request in requests:
+        for message in request["messages"]:
+            for block in message["content"] if isinstance(message["content"], list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result" and block["tool_use_id"] not in found:
+                    content = block["content"]
+                    text = content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
+                    found[block["tool_use_id"]] = {**block, "text": text}
+    return found

@@ -1,7 +1,8 @@
 """A local web server for WebFetch tests, benches and demos (127.0.0.1 only).
 
 Pages are routes: a path maps to a :class:`Page` (status, content type, body, extra
-headers, a delay before answering, or a body sent slowly). Every request is recorded.
+headers, a delay before answering, or a body sent slowly). Every request is recorded
+(a POST with its body: http hooks' tests read what was sent).
 Runs on its own thread; use it as a context manager::
 
     with LocalWebServer({"/": Page(body="<h1>Hi</h1>")}) as web:
@@ -46,8 +47,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:  # noqa: N802
+        self._answer({"path": self.path, "headers": dict(self.headers.items())})
+
+    def do_POST(self) -> None:  # noqa: N802 - http hooks POST their event (the body is recorded)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self._answer({"path": self.path, "headers": dict(self.headers.items()), "method": "POST", "body": body})
+
+    def _answer(self, record: dict[str, Any]) -> None:
         owner = self.server.owner
-        owner.requests.append({"path": self.path, "headers": dict(self.headers.items())})
+        owner.requests.append(record)
         page = owner.routes.get(self.path.split("?", 1)[0]) or Page(status=404, content_type="text/plain", body=b"not found")
         if page.delay_s and owner.stopping.wait(page.delay_s):
             return

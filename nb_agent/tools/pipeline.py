@@ -19,9 +19,10 @@ from typing import Any
 import pydantic
 
 from nb_agent.context.tool_result_storage import process_tool_result_size
-from nb_agent.errors import AbortError, InputValidationError, ToolError
+from nb_agent.errors import AbortError, InputValidationError, NbAgentError, ToolError
 from nb_agent.hooks.background import BackgroundHooks
 from nb_agent.hooks.effects import context_messages, hook_notices
+from nb_agent.hooks.permission_request import hook_answer, permission_suggestions, session_rules
 from nb_agent.hooks.registry import Hooks
 from nb_agent.hooks.types import HookEvent, HookInput
 from nb_agent.messages import (
@@ -124,6 +125,8 @@ async def run_tool_use(
             prevent_continuation=refused.prevent_continuation or call.prevent_continuation,
             is_error=True,
         )
+        for update in call._drain_extra():  # notices of hooks that ran before the refusal
+            yield update
 
 
 def _interrupted(tool_use_id: str, reason: str | None = None) -> UserMessage:
@@ -251,6 +254,52 @@ class _ToolCall:
         return raw, parsed
 
     async def _ask(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
+        hooked = await self._permission_request_hooks(raw, ask)
+        if hooked is not None:
+            return hooked
+        return await self._ask_user(raw, ask)
+
+    async def _permission_request_hooks(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision | None:
+        """PermissionRequest hooks answer for the user where they may
+        (:mod:`nb_agent.hooks.permission_request`); None: the user is asked."""
+        if not self.deps.hooks.has("PermissionRequest"):
+            return None
+        hook_input = self._hook_input("PermissionRequest", raw, permission_suggestions=permission_suggestions(ask))
+        result = await self.deps.hooks.run("PermissionRequest", hook_input, abort_signal=self.ctx.abort_signal)
+        self._hook_notices(result, "PermissionRequest")
+        answer = hook_answer(result, ask, tool_name=self.tool.name)
+        rules, warnings = session_rules(result.updated_permissions) if isinstance(answer.decision, PermissionAllow) else ([], [])
+        for note in [*answer.notes, *warnings]:
+            self.extra.append(ToolUpdate(message=SystemMessage(level="warning", subtype="hook", content=note)))
+        if answer.decision is None:
+            return None
+        for behavior, rule in rules:
+            self._add_session_rule(behavior, rule)
+        if answer.updated_input is not None and answer.updated_input != raw:
+            return await self._decide_again(answer.updated_input)
+        self.deps.on_decision(self.tool_use_id, answer.decision.behavior, "PermissionRequest hook")
+        return answer.decision
+
+    async def _decide_again(self, updated: dict[str, Any]) -> PermissionDecision:
+        """A hook's rewritten input goes through the whole chain again: a deny rule denies
+        it, an ask only the user may answer is put to the user; else the hook's allow holds."""
+        raw, parsed = await self._revalidated(updated, "a PermissionRequest hook")
+        decision = await self.deps.permission_policy.decide(self.tool, parsed, self.ctx)
+        if isinstance(decision, PermissionAsk) and not decision.hook_may_allow:
+            answer = await self._ask_user(raw, decision)
+            return replace(answer, updated_input=answer.updated_input or raw) if isinstance(answer, PermissionAllow) else answer
+        if isinstance(decision, PermissionDeny):
+            return decision
+        self.deps.on_decision(self.tool_use_id, "allow", "PermissionRequest hook")
+        return PermissionAllow(updated_input=raw, reason="PermissionRequest hook")
+
+    def _add_session_rule(self, behavior: str, rule: str) -> None:
+        try:
+            self.deps.permission_policy.add_session_rule(behavior, rule)  # type: ignore[arg-type]
+        except (NotImplementedError, NbAgentError) as exc:
+            self.extra.append(ToolUpdate(message=SystemMessage(level="warning", subtype="hook", content=f"PermissionRequest hook: rule {rule} not added ({exc})")))
+
+    async def _ask_user(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
         if self.deps.can_use_tool is None:
             return PermissionDeny(message=f"Permission to use {self.tool.name} was not granted: {ask.message} (no approver is connected)")
         if self.deps.background_hooks is not None:

@@ -12,7 +12,7 @@ from nb_agent.hooks import HookInput, Hooks
 from nb_agent.hooks.command import MAX_OUTPUT_BYTES
 from nb_agent.hooks.types import HOOK_EVENTS
 
-TO_MODEL = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "UserPromptSubmit"}
+TO_MODEL = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "UserPromptSubmit", "PermissionRequest"}
 
 
 def _registry(event: str, command: str, timeout: float = 10) -> Hooks:

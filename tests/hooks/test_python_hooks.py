@@ -182,16 +182,16 @@ def test_unsupported_events_and_hook_types_are_named_once_per_file():
     section = {
         "PostCompact": [{"hooks": [{"type": "command", "command": "true"}]}] * 2,
         "Stop": [
-            {"hooks": [{"type": "prompt", "prompt": "Are all tasks done?"}, {"type": "prompt", "prompt": "again"}]},
+            {"hooks": [{"type": "agent", "prompt": "Are all tasks done?"}, {"type": "agent", "prompt": "again"}]},
             {"hooks": [{"type": "command", "command": "true"}]},
         ],
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.1:1/"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "file:///etc/passwd"}]}],
     }
     hooks, warnings = Hooks.from_settings(section, source="project", path="/repo/.claude/settings.json")
     assert len(warnings) == 3
     assert any("'PostCompact' is not supported" in w for w in warnings)
-    assert any("hooks.Stop" in w and "'prompt' is not supported" in w for w in warnings)
-    assert any("hooks.PreToolUse" in w and "'http'" in w for w in warnings)
+    assert any("hooks.Stop" in w and "'agent' is not supported" in w for w in warnings)
+    assert any("hooks.PreToolUse" in w and "needs an http(s) URL" in w for w in warnings)
     assert all(w.startswith("/repo/.claude/settings.json") for w in warnings)
     [info] = hooks.describe()
     assert (info.event, info.source, info.path, info.description) == ("Stop", "project", "/repo/.claude/settings.json", "true")

@@ -12,24 +12,13 @@ from nb_agent.agent import create_engine
 from nb_agent.engine import EngineConfig
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
-from nb_agent.testing.collect import collect
+from nb_agent.testing.collect import collect, tool_results_sent
 
 CALLS = {
     "Edit": lambda p: {"file_path": p, "old_string": "a", "new_string": "b"},
     "Write": lambda p: {"file_path": p, "content": "x"},
     "Read": lambda p: {"file_path": p},
 }
-
-
-def _results(transport) -> dict[str, str]:
-    found = {}
-    for request in transport.requests:
-        for message in request["messages"]:
-            for block in message["content"] if isinstance(message["content"], list) else []:
-                if block.get("type") == "tool_result":
-                    content = block["content"]
-                    found[block["tool_use_id"]] = content if isinstance(content, str) else json.dumps(content)
-    return found
 
 
 @pytest.mark.parametrize("tool", CALLS)
@@ -47,6 +36,10 @@ async def test_a_denied_path_looks_the_same_whether_it_exists_or_not(tmp_path, t
         deny=["Edit(secrets/**)", "Read(secrets/**)"],
     )
     await collect(engine, "try")
-    results = _results(transport)
+    results = {k: v["text"] for k, v in _sent(transport).items()}
     assert "denied by the rule" in results["t_exists"]
     assert results["t_exists"].replace("big.env", "X") == results["t_missing"].replace("none.env", "X")
+
+
+def _sent(transport) -> dict[str, dict]:
+    return tool_results_sent(transport.requests)

@@ -9,7 +9,7 @@ from nb_agent.agent import create_engine
 from nb_agent.engine import EngineConfig
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
-from nb_agent.testing.collect import collect
+from nb_agent.testing.collect import collect, tool_results_sent
 
 
 def _engine(tmp_path: Path, turns):
@@ -30,21 +30,6 @@ def _engine(tmp_path: Path, turns):
     return engine, transport, skill
 
 
-def _results(transport) -> dict[str, dict]:
-    found = {}
-    for request in transport.requests:
-        for message in request["messages"]:
-            for block in message["content"] if isinstance(message["content"], list) else []:
-                if block.get("type") == "tool_result":
-                    found[block["tool_use_id"]] = block
-    return found
-
-
-def _text(block) -> str:
-    content = block["content"]
-    return content if isinstance(content, str) else "".join(c.get("text", "") for c in content)
-
-
 async def test_the_model_loads_a_skill_with_its_arguments_and_files(tmp_path) -> None:
     turns = [
         Reply(content=[tool_use("Skill", {"skill": "tidy-report", "args": "the charts"}, id="t1")]),
@@ -55,12 +40,16 @@ async def test_the_model_loads_a_skill_with_its_arguments_and_files(tmp_path) ->
     engine, transport, skill = _engine(tmp_path, turns)
     out = await collect(engine, "tidy this notebook")
     assert out.result.subtype == "success"
-    results = _results(transport)
-    loaded = _text(results["t1"])
+    results = _sent(transport)
+    loaded = results["t1"]["text"]
     assert not results["t1"].get("is_error")
     assert loaded.startswith(f"Base directory for this skill: {skill}\n\nTidy {skill}, focusing on the charts.")
     assert f"- {skill / 'templates' / 'report.md'}" in loaded and "SKILL.md" not in loaded.split("Files in")[1]
-    assert results["t2"].get("is_error") and "can only be invoked by the user" in _text(results["t2"])
-    assert results["t3"].get("is_error") and "Skill 'nope' not found. Available skills: tidy-report" in _text(results["t3"])
+    assert results["t2"].get("is_error") and "can only be invoked by the user" in results["t2"]["text"]
+    assert results["t3"].get("is_error") and "Skill 'nope' not found. Available skills: tidy-report" in results["t3"]["text"]
     listing = json.dumps(transport.requests[0]["messages"][:2])
     assert "- tidy-report: Tidy a notebook into a report." in listing and "publish" not in listing
+
+
+def _sent(transport) -> dict[str, dict]:
+    return tool_results_sent(transport.requests)
