@@ -4,8 +4,6 @@ or whether it was read."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from nb_agent.agent import create_engine
