@@ -276,11 +276,13 @@ def path_rule_matches(
     """Does a file rule (``Read(./.env)``, ``Edit(src/**)``) match ``raw_path``?
 
     Allow rules need every spelling of the path (as written, symlinks resolved) to match;
-    deny and ask rules any."""
+    deny and ask rules any, compared case-insensitively too: on macOS's and Windows' file
+    systems ``.ENV`` opens ``.env`` (a wider deny is the safe side; an allow never widens)."""
     home = home or home_directory()
     pattern = parse_path_pattern(rule.content or "")
     base = anchor_directory(pattern, root=rule.root or anchor or cwd, home=home)
     path = resolve_tool_path(raw_path, cwd=cwd, home=home)
+    folded = parse_path_pattern((rule.content or "").casefold()) if rule.behavior != "allow" else None
     results = []
     for candidate in candidate_paths(path):
         matched = False
@@ -289,6 +291,11 @@ def path_rule_matches(
             if rel is not None and glob_matches(pattern, rel):
                 matched = True
                 break
+            if folded is not None:
+                rel = relative_to(Path(str(candidate).casefold()), Path(str(anchor).casefold()))
+                if rel is not None and glob_matches(folded, rel):
+                    matched = True
+                    break
         results.append(matched)
     return all(results) if rule.behavior == "allow" else any(results)
 
