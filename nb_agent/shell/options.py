@@ -37,6 +37,9 @@ class Options:
     optional: frozenset[str] = frozenset()
     """Options whose value is optional and can only be attached: ``-i[str]``,
     ``--replace[=str]`` (xargs), ``--iso-8601[=spec]`` (date)."""
+    pairs: frozenset[str] = frozenset()
+    """Options taking the next two words, a name and a value (``jq --rawfile NAME FILE``);
+    the value is recorded."""
     stop_at_operand: bool = False
     """Options end at the first operand (POSIX getopt; ``xargs``, ``timeout``)."""
     abbreviations: bool = False
@@ -50,6 +53,7 @@ class Options:
         flags: str = "",
         valued: str = "",
         optional: str = "",
+        pairs: str = "",
         *,
         stop_at_operand: bool = False,
         abbreviations: bool = False,
@@ -60,6 +64,7 @@ class Options:
             flags=frozenset(flags.split()),
             valued=frozenset(valued.split()),
             optional=frozenset(optional.split()),
+            pairs=frozenset(pairs.split()),
             stop_at_operand=stop_at_operand,
             abbreviations=abbreviations,
             numeric=numeric,
@@ -68,7 +73,7 @@ class Options:
     @property
     def names(self) -> frozenset[str]:
         """Every option spelling the grammar knows."""
-        return self.flags | self.valued | self.optional
+        return self.flags | self.valued | self.optional | self.pairs
 
     def long_option(self, name: str, *, abbreviations: bool) -> str | None:
         """The long option ``name`` (``--x``) stands for: itself when known, else (with
@@ -169,6 +174,11 @@ def _option(
 ) -> int | None:
     """Record option ``name`` with its ``attached`` value, or the next word when it needs
     one; returns how many following words were consumed (``None``: not understood)."""
+    if name in spec.pairs:
+        if attached is not None or index + 1 >= len(args):
+            return None
+        options.append((name, args[index + 1]))
+        return 2
     if name in spec.valued:
         if attached is not None:
             options.append((name, attached))

@@ -50,6 +50,9 @@ class Word:
     """Has an unquoted expansion, so word splitting may cut it into several words."""
     has_brace: bool = False
     """Has an unquoted brace expansion (``{a,b}``, ``{1..3}``): several words."""
+    pattern: str = ""
+    """For a word bash may expand to file names: its text with every quoted character
+    escaped by a backslash, as bash's pattern matching reads it (``"a*"b*`` -> ``a\\*b*``)."""
 
 
 _GLOB_CHARS = frozenset("*?[")
@@ -232,6 +235,10 @@ def _word_from_pieces(raw: str, pieces: list[_Piece]) -> Word:
         or masked[:1] in ("*", "?", "[", "{")
         or may_split  # any part of a split word may start with '-'
     )
+    pattern = "".join(
+        piece.text if piece.literal and not piece.quoted else re.sub(r"([\\*?\[\]])", r"\\\1", piece.text)
+        for piece in pieces
+    ) if has_glob else ""
     return Word(
         raw=raw,
         value=value,
@@ -241,6 +248,7 @@ def _word_from_pieces(raw: str, pieces: list[_Piece]) -> Word:
         may_be_option=may_be_option,
         may_split=may_split,
         has_brace=has_brace,
+        pattern=pattern,
     )
 
 

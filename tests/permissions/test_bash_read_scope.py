@@ -139,10 +139,20 @@ def test_read_deny_rule_stops_bash_readers(world: dict[str, Path], command: str)
     assert not isinstance(decision, PermissionAllow), (command, decision)
 
 
-@pytest.mark.parametrize("command", ["grep -r SECRET .", "rg SECRET", "rg SECRET .", "grep -R SECRET", "cat ."])
+@pytest.mark.parametrize("command", ["grep -r SECRET .", "rg SECRET", "rg SECRET .", "grep -r SECRET", "cat ."])
 def test_recursive_readers_over_a_denied_file_ask(world: dict[str, Path], command: str) -> None:
     decision = decide(world, command, deny=["Read(./.env)"])
     assert isinstance(decision, PermissionAsk), (command, decision)
+    assert isinstance(decide(world, command), PermissionAllow), command
+
+
+@pytest.mark.parametrize("command", ["grep -R SECRET", "grep -rR SECRET .", "grep --dereference-rec SECRET",
+                                     "rg -L SECRET", "rg --follow SECRET .", "find -L . -name x", "ls -RL"])
+def test_recursive_readers_following_the_shipped_link_ask(world: dict[str, Path], command: str) -> None:
+    """`project/link` points at ~/.ssh/id_rsa: a reader that follows links reads it."""
+    decision = decide(world, command)
+    assert isinstance(decision, PermissionAsk) and "id_rsa" in decision.message, (command, decision)
+    (world["project"] / "link").unlink()
     assert isinstance(decide(world, command), PermissionAllow), command
 
 

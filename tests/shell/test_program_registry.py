@@ -80,14 +80,14 @@ def test_every_spec_is_consistent(name: str) -> None:
         assert grammar is not None and spec.pattern_options, "a pattern-first program needs its grammar"
     if grammar is not None:
         assert spec.pattern_options <= grammar.names
-        assert spec.text_options <= grammar.valued | grammar.optional
+        assert spec.text_options <= grammar.valued | grammar.optional | grammar.pairs
     if spec.wrapper is not None:
         assert grammar is not None, "a wrapper needs a grammar to find what it runs"
     else:
         assert spec.peel is None
     if spec.access == "none":
         assert spec.operands == "none"
-    assert all(option.startswith("--") for option in spec.names_from_file)
+    assert all(option.startswith("-") for option in spec.names_from_file)
     if spec.command_string is not None and spec.command_string.kind == "option":
         assert spec.command_string.options
 

@@ -249,6 +249,7 @@ GIT = ProgramSpec(
     reads_repository=git_prints_repository,
     configures=_configures,
     tree_copier=True,
+    names_from_file=frozenset({"--pathspec-from-file"}),
     rule_words="subcommand",
 )
 """git reads the repository it runs in (configuration and hooks that run commands) and

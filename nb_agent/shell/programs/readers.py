@@ -8,7 +8,6 @@ operands' contents, or only names and metadata (``ls``, ``stat``, ``find``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from nb_agent.shell.options import Options, parse_options
@@ -45,18 +44,6 @@ def _date(args: Sequence[Word]) -> bool:
     return parsed is not None and not parsed.has("-s", "--set") and all(
         arg.is_literal and arg.value.startswith("+") for arg in parsed.positionals
     )
-
-
-_JQ_MODULES = re.compile(r"\b(?:import|include|modulemeta|get_search_list)\b")
-
-
-def _jq(args: Sequence[Word]) -> bool:
-    # `import "x" as y;` and `include` load .jq files from ~/.jq and -L directories,
-    # which no path argument names; a filter we cannot see could do the same.
-    if any(arg.value.startswith(("-L", "--library-path", "--l")) for arg in args):
-        return False
-    return not any(_JQ_MODULES.search(arg.value) or (arg.has_expansion and not arg.value.startswith("-"))
-                   for arg in args)
 
 
 _XXD_VALUED = frozenset({"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset",
@@ -96,18 +83,26 @@ _DIFFER = "Files differ"
 
 READERS: tuple[ProgramSpec, ...] = (
     *specs(
-        "cat head tail cut tr column nl od hexdump md5sum sha1sum sha224sum "
-        "sha256sum sha384sum sha512sum b2sum cksum sum tac rev paste comm join fold expand "
+        "cat head tail cut tr column nl od hexdump sum tac rev paste comm join fold expand "
         "unexpand strings zcat bzcat xzcat",
         read_only="always",
+    ),
+    # `-c SUMS` reads every file SUMS names.
+    *specs(
+        "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum",
+        read_only="always",
+        names_from_file=frozenset({"-c", "--check"}),
     ),
     ProgramSpec(name="diff", read_only="always", benign_exit_1=_DIFFER),
     ProgramSpec(name="cmp", read_only="always", benign_exit_1=_DIFFER),
     ProgramSpec(name="wc", read_only="always", names_from_file=frozenset({"--files0-from"})),
-    ProgramSpec(name="ls", read_only="always", access="names", lists_working_directory=True),
     ProgramSpec(
-        name="du", read_only="always", access="names", lists_working_directory=True,
-        names_from_file=frozenset({"--files0-from"}),
+        name="ls", read_only="always", access="names", lists_working_directory=True,
+        recursive=frozenset({"-R", "--recursive"}), follows_links=frozenset({"-L", "--dereference"}),
+    ),
+    ProgramSpec(
+        name="du", read_only="always", access="names", lists_working_directory=True, always_recursive=True,
+        follows_links=frozenset({"-L", "--dereference"}), names_from_file=frozenset({"--files0-from"}),
     ),
     *specs("stat realpath readlink df", read_only="always", access="names"),
     ProgramSpec(
@@ -129,14 +124,6 @@ READERS: tuple[ProgramSpec, ...] = (
     ProgramSpec(name="date", options=_DATE, writes=frozenset({"-s", "--set"}), read_only="check", check=_date),
     ProgramSpec(name="xxd", read_only="check", check=_xxd),
     ProgramSpec(
-        name="jq",
-        options=Options.of(valued="-f -L --from-file"),
-        read_only="check",
-        check=_jq,
-        operands="pattern_then_paths",
-        pattern_options=frozenset({"-f", "--from-file"}),
-    ),
-    ProgramSpec(
         name="find",
         runs=_FIND_RUNS,
         writes=_FIND_WRITES,
@@ -144,6 +131,9 @@ READERS: tuple[ProgramSpec, ...] = (
         check=_find,
         access="names",
         lists_working_directory=True,
+        always_recursive=True,
+        follows_links=frozenset({"-L", "-follow"}),
+        names_from_file=frozenset({"-files0-from"}),
         runs_argv_tail=True,
         benign_exit_1="Some directories were inaccessible",
     ),
@@ -155,12 +145,15 @@ READERS: tuple[ProgramSpec, ...] = (
         read_only="unless_denied",
         access="names",
         lists_working_directory=True,
+        always_recursive=True,
+        follows_links=frozenset({"-l"}),
     ),
     ProgramSpec(
         name="file",
         options=Options.of(valued="-m -f -F -e -P"),
         writes=frozenset({"-C", "--compile"}),  # writes magic.mgc
         read_only="unless_denied",
+        names_from_file=frozenset({"-f", "--files-from"}),
     ),
 )
 """File readers and listers."""

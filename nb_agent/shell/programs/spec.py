@@ -102,8 +102,13 @@ class ProgramSpec:
     """Options that make it read every file below a directory (``grep -r``)."""
     always_recursive: bool = False
     """Reads every file below the directory it runs in when given no path (``rg``)."""
+    follows_links: frozenset[str] = frozenset()
+    """Options that make its recursion follow symbolic links (``grep -R``, ``rg -L``)."""
+    always_follows_links: bool = False
+    """Its recursion follows symbolic links whatever its options (``zip -r``, ``scp -r``)."""
     names_from_file: frozenset[str] = frozenset()
-    """Options whose value is a file listing the files it reads (``--files0-from``)."""
+    """Options by which it takes the list of files it reads from a file or its input
+    (``--files0-from``, ``tar -T``, ``md5sum -c``, ``grep --exclude-from``)."""
     wrapper: WrapperKind | None = None
     peel: Peel | None = None
     """For a wrapper whose argv needs code to find what it runs (``timeout DURATION``)."""

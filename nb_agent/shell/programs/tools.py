@@ -120,11 +120,23 @@ TOOLS: tuple[ProgramSpec, ...] = (
         rule_words="subcommand",
     ),
     ProgramSpec(name="kubectl", rule_words="subcommand", tree_copier=True),
-    # Read or send every file under a directory they are given.
-    *specs(
-        "cp tar zip 7z rar rsync scp sftp rclone gsutil aws az podman buildah curl wget nc ncat socat",
-        tree_copier=True,
+    # Read or send every file under a directory they are given (and, some, what every
+    # link in it points to).
+    *specs("podman buildah curl wget nc ncat socat sftp", tree_copier=True),
+    ProgramSpec(name="cp", tree_copier=True, follows_links=frozenset({"-L", "--dereference"})),
+    ProgramSpec(
+        name="tar", tree_copier=True, follows_links=frozenset({"-h", "--dereference"}),
+        names_from_file=frozenset({"-T", "--files-from", "-X", "--exclude-from"}),
     ),
+    ProgramSpec(
+        name="rsync", tree_copier=True,
+        follows_links=frozenset({"-L", "--copy-links", "-k", "--copy-dirlinks", "--copy-unsafe-links"}),
+        names_from_file=frozenset({"--files-from", "--exclude-from", "--include-from"}),
+    ),
+    ProgramSpec(name="rclone", tree_copier=True, follows_links=frozenset({"-L", "--copy-links"})),
+    ProgramSpec(name="zip", tree_copier=True, always_follows_links=True, names_from_file=frozenset({"-@", "--names-stdin"})),
+    *specs("7z rar scp gsutil aws az", tree_copier=True, always_follows_links=True),
+    ProgramSpec(name="cpio", tree_copier=True, names_from_file=frozenset({"-o", "--create", "-p", "--pass-through"})),
     # They name files without reading what is in them.
     ProgramSpec(name="rm", opens_operands=False, rule_words="exact"),
     *specs("rmdir mkdir touch chmod chown chgrp unlink", opens_operands=False),
