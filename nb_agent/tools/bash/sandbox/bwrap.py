@@ -39,6 +39,11 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp
         args.append("--unshare-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     args += ["--bind", str(plan.private_tmp), "/tmp"]
+    home = plan.home if plan.home is not None and _visible(plan, [plan.home]) else None
+    if home is not None:  # the home directory as Read sees it: only what the plan shows of it
+        args += ["--tmpfs", str(home)]
+        for path in plan.home_visible:
+            args += ["--ro-bind", str(path), str(path)]
     for directory in plan.writable:
         args += ["--bind", str(directory), str(directory)]
     for directory in _visible(plan, plan.pinned):
@@ -56,6 +61,8 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp
         if _under(Path(host_python()), Path("/tmp")):
             args += ["--ro-bind", sys.base_prefix, sys.base_prefix]  # the bridge's interpreter
     args += ["--bind", str(plan.cwd_file), str(plan.cwd_file)]
+    if home is not None:
+        args += ["--remount-ro", str(home)]  # after the mount points above were made in it
     bridge = bridge_prefix(plan, seccomp_fd=seccomp_fd)
     if seccomp_fd is not None and not bridge:
         args += ["--seccomp", str(seccomp_fd)]

@@ -42,6 +42,10 @@ class SandboxPlan:
     absent_protected: tuple[Path, ...] = ()
     """Protected paths that do not exist yet: a mount cannot guard them without creating
     them, so one the command creates is moved aside when it exits (see :mod:`.guard`)."""
+    home: Path | None = None
+    home_visible: tuple[Path, ...] = ()
+    """With ``home``: it is an empty read-only directory inside but for these paths (and
+    the working directories in it); see :func:`.secrets.home_view`."""
     import_snapshot: tuple[ImportDirectory, ...] = ()
     """The kernel's import directories in ``writable`` before the command (see :mod:`.imports`)."""
     network: NetworkMode = "none"

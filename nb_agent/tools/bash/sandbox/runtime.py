@@ -34,7 +34,7 @@ from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
 from nb_agent.tools.bash.sandbox.guard import quarantine_created
 from nb_agent.tools.bash.sandbox.imports import import_read_only, snapshot_import_directories, undo_new_importables
 from nb_agent.tools.bash.sandbox.seccomp import filter_fd, unix_socket_filter
-from nb_agent.tools.bash.sandbox.secrets import protected_candidates, scrub_environment, secret_paths
+from nb_agent.tools.bash.sandbox.secrets import home_view, protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
 
 __all__ = ["SANDBOX_OPTION", "SandboxDecision", "SandboxRuntime", "command_wrapper"]
@@ -182,6 +182,7 @@ class SandboxRuntime:
             cwd=Path(os.path.realpath(cwd)),
             writable=writable,
             pinned=tuple(w / ".git" for w in writable if (w / ".git").is_dir()),
+            **_home_fields(self.home, list(writable)),
             read_only=tuple(dict.fromkeys((*read_only, *import_read_only(writable, imports)))),
             import_snapshot=imports,
             hidden=hidden,
@@ -292,6 +293,11 @@ class SandboxRuntime:
         lines.append("environment   credential variables removed (*TOKEN*, *SECRET*, *KEY*, AWS_*, …)")
         lines += [f"warning       {w}" for w in self.warnings]
         return lines
+
+
+def _home_fields(home: Path, writable: list[Path]) -> dict[str, object]:
+    visible = home_view(home, writable)
+    return {} if visible is None else {"home": Path(os.path.realpath(home)), "home_visible": visible}
 
 
 def _words(command: str) -> list[str]:

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import os
 import re
+import site
+import sys
 from collections.abc import Mapping
 from pathlib import Path
+
+from nb_agent.executables import search_path
 
 __all__ = [
     "HOME_SECRETS",
     "PROTECTED_NAMES",
     "is_credential_variable",
     "protected_candidates",
+    "home_view",
     "protected_paths",
     "register_secret",
     "scrub_environment",
@@ -211,3 +216,37 @@ def _inside(path: Path, directory: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+def home_view(home: Path, writable: list[Path], env: Mapping[str, str] | None = None) -> tuple[Path, ...] | None:
+    """What of the home directory a sandboxed command sees, or None when it sees all of it
+    (a working directory is the home directory or holds it).
+
+    Read outside the working directories asks; the sandbox follows it for the home
+    directory, where the personal files are (shell history, ``~/.kaggle``, tokens in
+    ``~/.cache``, other projects' ``.env``): only the working directories inside it, the
+    kernel's Python (a pyenv or conda under ``~``, the user site) and the programs on
+    ``PATH`` under ``~`` (``~/.pyenv`` for ``~/.pyenv/shims``, a toolchain's prefix for its
+    ``bin``; ``~/.local/bin`` with ``~/.local/lib``) are there, read-only."""
+    env = os.environ if env is None else env
+    home = Path(os.path.realpath(home))
+    if home == Path("/") or any(_same(w, home) or _inside(home, w) for w in writable):
+        return None
+    wanted: list[Path] = [Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)))]
+    user_site = getattr(site, "getusersitepackages", lambda: None)()
+    if user_site:
+        wanted.append(Path(user_site))
+    for entry in search_path(env.get("PATH", os.defpath)).split(os.pathsep):
+        real = Path(os.path.realpath(entry))
+        if not _inside(real, home):
+            continue
+        parent = real.parent
+        if real.name in ("bin", "sbin", "shims") and parent == home / ".local":
+            wanted += [real, parent / "lib"]
+        elif real.name in ("bin", "sbin", "shims") and parent != home:
+            wanted.append(parent)
+        else:
+            wanted.append(real)
+    inside = [Path(os.path.realpath(p)) for p in wanted if _inside(Path(os.path.realpath(p)), home) and os.path.exists(p)]
+    inside = [p for p in dict.fromkeys(inside) if p != home]
+    return tuple(p for p in inside if not any(q != p and _inside(p, q) for q in inside))
