@@ -53,7 +53,9 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import SystemPromptParts, build_system_prompt
 from nb_agent.session_context import SessionContext
+from nb_agent.permissions.restriction import ACTIVE_SKILL_OPTION
 from nb_agent.skills import SkillCatalog, listing_for_tools
+from nb_agent.skills.invocation import UserInvocation, user_invocation
 from nb_agent.state_dir import STATE_DIR_NAME, default_state_dir
 from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
@@ -353,6 +355,12 @@ class QueryEngine:
             },
         )
 
+    def user_invocation(self, prompt: str) -> UserInvocation | None:
+        """What ``/name args`` becomes when it names a skill or command the user may invoke."""
+        if self.skills is None:
+            return None
+        return user_invocation(self.skills, prompt, session_id=self.session_id, root=self.config.cwd)
+
     def _read_rule_for(self, path: Path) -> str | None:
         """The Read deny or ask rule covering ``path`` (memory imports are held to them)."""
         read_scope = getattr(self.permission_policy, "read_scope", None)
@@ -437,7 +445,9 @@ class QueryEngine:
 
         return between_turns
 
-    def _query_params(self, abort: AbortController, prompt_text: str, git_status: str | None = None) -> QueryParams:
+    def _query_params(
+        self, abort: AbortController, prompt_text: str, git_status: str | None = None, invocation: UserInvocation | None = None
+    ) -> QueryParams:
         cfg = self.config
         prompt_parts = cfg.system_prompt
         pool_sections = self.tool_pool.system_sections(self.tools) if self.tool_pool is not None else []
@@ -445,10 +455,13 @@ class QueryEngine:
         if extra_sections:
             prompt_parts = replace(prompt_parts, dynamic_sections=[*prompt_parts.dynamic_sections, *extra_sections])
         prepend = self._prepend_messages()
-        model = cfg.resolve(cfg.model)
+        model = cfg.resolve((invocation.model if invocation is not None else None) or cfg.model)
+        tool_context = self._tool_context(abort)
+        if invocation is not None and invocation.restriction is not None:  # its allowed-tools narrow this run
+            tool_context = replace(tool_context, options={**tool_context.options, ACTIVE_SKILL_OPTION: invocation.restriction})
         return QueryParams(
             messages=list(self.messages),
-            tool_use_context=self._tool_context(abort),
+            tool_use_context=tool_context,
             tool_run_deps=ToolRunDeps(
                 hooks=self.hooks,
                 permission_policy=self.permission_policy,
@@ -502,6 +515,9 @@ class QueryEngine:
         usage_before = self.usage.total
         abort = abort_controller or AbortController()
         self.abort_controller = abort
+        invocation = self.user_invocation(prompt) if isinstance(prompt, str) else None
+        if invocation is not None:  # /name args: the skill's or command's text is the prompt
+            prompt = invocation.prompt
         text = prompt if isinstance(prompt, str) else " ".join(b.get("text", "") for b in prompt if b.get("type") == "text")
         for event in await self.session_hooks.start_if_pending():
             yield event
@@ -536,7 +552,7 @@ class QueryEngine:
                     self._append(notice)
                     yield notice
             git_status = None if self.config.extra.get("omit_session_context") else await self.session_context.git_status()
-            params = self._query_params(abort, text, git_status)
+            params = self._query_params(abort, text, git_status, invocation)
             async for event in query(params, self._query_deps()):
                 if isinstance(event, Terminal):
                     terminal = event

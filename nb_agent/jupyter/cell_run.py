@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from nb_agent.errors import NbAgentError
 from nb_agent.jupyter import cell_view
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
@@ -63,7 +64,7 @@ class CellRun:
                 engine = self._prepare()
             except Exception as exc:  # noqa: BLE001 - e.g. a broken settings file: said on the view
                 log.debug("could not start the agent", exc_info=True)
-                result, interrupted, error = None, False, f"{type(exc).__name__}: {exc}"
+                result, interrupted, error = None, False, str(exc) if isinstance(exc, NbAgentError) else f"{type(exc).__name__}: {exc}"
             else:
                 restore = apply_overrides(engine, options, session.sandbox_runtime() if options.sandbox is not None else None)
                 self.usage_before = engine.usage.total
@@ -116,6 +117,12 @@ class CellRun:
         for rule in self.options.deny:
             _add_rule(engine, "deny", rule)
         engine.config.system_prompt = session.system_prompt()  # the notebook path may have changed
+        if self.options.invocation is not None and engine.user_invocation(self.prompt) is None:
+            from nb_agent.errors import ConfigurationError
+            from nb_agent.skills.invocation import parse_invocation, unknown_invocation
+
+            name = (parse_invocation(self.options.invocation) or ("?", ""))[0]
+            raise ConfigurationError(unknown_invocation(engine.skills, name) or f"/{name} cannot be run")
         return engine
 
     async def _consume(self, engine: Any) -> tuple[Any, bool, str | None]:

@@ -7,6 +7,7 @@ Pure argparse and shlex, no IPython: a bad option raises
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -129,6 +130,8 @@ class CellOptions:
     fallback_model: str | None = None
     max_budget: float | None = None
     """``--max-budget USD``: stop this cell's run once it has cost more."""
+    invocation: str | None = None
+    """``/name args`` after the options: a skill or custom command the user invokes."""
 
 
 def _positive_int(text: str) -> int:
@@ -196,6 +199,25 @@ def split_line(line: str, *, usage: str) -> list[str]:
         return shlex.split(line)
     except ValueError as exc:  # unbalanced quotes
         raise OptionsError(f"error: {exc}", usage=usage) from None
+
+
+_INVOCATION_START = re.compile(r"(?:^|(?<=\s))/[A-Za-z0-9][\w.:-]*(?=\s|$)")
+
+
+def split_invocation(line: str) -> tuple[str, str | None]:
+    """``%%agent --model x /name args`` → ``("--model x", "/name args")``: the first ``/name``
+    that is not inside quotes nor an option's value starts the invocation (None: none)."""
+    values = {o for a in cell_parser()._actions if a.nargs != 0 for o in a.option_strings}  # argparse lists no actions publicly
+    for match in _INVOCATION_START.finditer(line):
+        before = line[: match.start()]
+        try:
+            tokens = shlex.split(before)
+        except ValueError:  # inside a quoted option value
+            continue
+        if tokens and tokens[-1] in values:
+            continue
+        return before.rstrip(), line[match.start() :].strip()
+    return line, None
 
 
 def parse_cell_options(line: str) -> CellOptions:

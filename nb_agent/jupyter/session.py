@@ -12,6 +12,8 @@ a ``%%agent`` cell awaits (the input transformer turns the cell into a top-level
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,14 +185,17 @@ class KernelAgentSession:
     # --- running a cell ------------------------------------------------------------------------
     async def run_cell(self, line: str, body: str) -> None:
         from nb_agent.jupyter.cell_run import CellRun
-        from nb_agent.jupyter.options import OptionsError, parse_cell_options
+        from nb_agent.jupyter.options import OptionsError, parse_cell_options, split_invocation
 
+        options_line, invocation = split_invocation(line)
         try:
-            options = parse_cell_options(line)
+            options = replace(parse_cell_options(options_line), invocation=invocation)
         except OptionsError as exc:
             print(exc.render())
             return
         prompt = body.strip("\n")
+        if invocation is not None:  # %%agent /name args: the rest of the cell continues the arguments
+            prompt = f"{invocation}\n{prompt}" if prompt.strip() else invocation
         if not prompt.strip():
             print("Write your request in the cell, below the %%agent line.")
             return

@@ -4,19 +4,22 @@ Input as Claude Code's: ``skill`` (the name) and optional ``args``. The result i
 skill's body with the arguments filled in, the folder it lives in, and the other files of
 that folder (the model reads those it needs with Read). Loading a skill changes nothing by
 itself: the tool is read-only, and what the skill then asks the model to do goes through
-the usual permission chain.
+the usual permission chain; a skill's ``allowed-tools`` then narrow the rest of the run
+(:mod:`nb_agent.permissions.restriction`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from nb_agent.errors import ToolError
+from nb_agent.permissions.restriction import ACTIVE_SKILL_OPTION, ToolRestriction
 from nb_agent.skills.definition import SkillDefinition
 from nb_agent.skills.loader import SkillCatalog
 from nb_agent.skills.listing import listing_budget, skill_listing
@@ -112,7 +115,12 @@ class SkillTool(Tool[SkillInput]):
 
     async def call(self, input: SkillInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         skill = self._skill(input.skill)
-        return ToolResult(data=loaded_skill_text(skill, input.args or "", session_id=ctx.session_id))
+        text = loaded_skill_text(skill, input.args or "", session_id=ctx.session_id)
+        if skill.allowed_tools is None:
+            return ToolResult(data=text)
+        restriction = ToolRestriction.of(f"/{skill.name}", skill.allowed_tools, root=ctx.session.cwd)
+        # Not concurrency-safe, so this applies to the rest of the run: its allowed-tools narrow it.
+        return ToolResult(data=text, context_modifier=lambda c: replace(c, options={**c.options, ACTIVE_SKILL_OPTION: restriction}))
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
         return str(data)

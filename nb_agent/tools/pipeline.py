@@ -36,6 +36,7 @@ from nb_agent.messages import (
     tool_result_message,
 )
 from nb_agent.model.client import MALFORMED_INPUT_KEY
+from nb_agent.permissions.restriction import restriction_ask
 from nb_agent.permissions.types import (
     CanUseTool,
     PermissionAllow,
@@ -232,6 +233,8 @@ class _ToolCall:
         answers only an ordinary ask; deny rules and the safety asks (protected files,
         writes outside the working directories, ask rules) stand."""
         decision = await self.deps.permission_policy.decide(self.tool, parsed, self.ctx)
+        if isinstance(decision, PermissionAllow) and (narrowed := restriction_ask(self.tool, parsed, self.ctx)):
+            decision = narrowed  # a running skill's allowed-tools only add asks
         if isinstance(decision, PermissionDeny) or hook_decision is None:
             return decision
         if isinstance(hook_decision, PermissionAllow):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from nb_agent.jupyter.commands import agents, cassette, conversation, mcp, report, rewind, settings
+from nb_agent.jupyter.commands import agents, cassette, conversation, knowledge, mcp, report, rewind, settings
 from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class Subcommand:
 
 
 def show_help(session: KernelAgentSession, _arg: str | None = None) -> None:
-    print(line_usage())
+    print("\n".join([line_usage(), *knowledge.commands_help(session)]))
 
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (
@@ -88,6 +88,12 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="hooks", arg=None, run=report.hooks, help="the hooks in force, with the settings file each comes from"),
     Subcommand(name="sandbox", arg=None, run=report.sandbox, help="the Bash sandbox: backend, what runs in it, its limits"),
     Subcommand(name="agents", arg=None, run=agents.agents, help="the subagent types the Agent tool can start"),
+    Subcommand(name="memory", arg=None, run=knowledge.memory, help="the memory files the agent reads (CLAUDE.md, rules, imports), and those skipped, with why"),
+    Subcommand(
+        name="remember", arg="required", metavar="--project|--local|--user TEXT", run=knowledge.remember,
+        help="add TEXT to the folder's CLAUDE.md, its CLAUDE.local.md, or your ~/.claude/CLAUDE.md",
+    ),
+    Subcommand(name="skills", arg=None, run=knowledge.skills, help="the skills and custom commands, who can invoke each, and files skipped"),
     Subcommand(name="tasks", arg=None, run=agents.tasks, help="subagents of this session: background ones running or finished"),
     Subcommand(name="stop", arg="required", metavar="ID", run=agents.stop, help="stop a background subagent (a prefix of its id is enough)"),
     Subcommand(name="notebook", arg="optional", metavar="[PATH]", run=settings.notebook, help="show or set the path of this notebook"),
