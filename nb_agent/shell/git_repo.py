@@ -17,6 +17,7 @@ from pathlib import Path
 
 from nb_agent.config_text import read_config_text
 from nb_agent.git.discovery import GitRepository, discover_repository
+from nb_agent.git.gitlinks import gitlink_paths
 
 __all__ = ["GitRepository", "discover_repository", "git_run_problem"]
 
@@ -55,12 +56,15 @@ _SAFE_KEYS: dict[str, frozenset[str]] = {
     "index": frozenset({"version"}),
 }
 _SUBSECTION_SECTIONS = frozenset({"remote", "branch", "submodule"})
+_MAX_SUBMODULE_DEPTH = 4
+_MAX_MODULES = 1000
 _SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _KEY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(?:=|$|[;#])")
 
 
-def _config_problem(path: Path) -> str | None:
-    """Why a config file may make git run something, or ``None`` when it cannot."""
+def _config_problem(path: Path, *, submodule: bool = False) -> str | None:
+    """Why a config file may make git run something, or ``None`` when it cannot.
+    ``submodule``: a submodule's own, which names its work tree (``core.worktree``)."""
     try:
         text = read_config_text(path, errors="replace")  # never a FIFO or /dev/zero
     except FileNotFoundError:
@@ -90,7 +94,7 @@ def _config_problem(path: Path) -> str | None:
         key = match.group(1).lower()
         if subsection and section not in _SUBSECTION_SECTIONS:
             return f"{path} sets {section}.<name>.{key}"
-        if key not in _SAFE_KEYS.get(section, frozenset()):
+        if key not in _SAFE_KEYS.get(section, frozenset()) and not (submodule and (section, key) == ("core", "worktree")):
             return f"{path} sets {section}.{key}"
     return None
 
@@ -107,7 +111,7 @@ def _hooks_problem(git_dir: Path) -> str | None:
     return f"{hooks} has hooks ({', '.join(sorted(active)[:3])})" if active else None
 
 
-def _repository_problem(repository: GitRepository) -> str | None:
+def _repository_problem(repository: GitRepository, *, depth: int = 0) -> str | None:
     git_dir = repository.git_dir
     common = git_dir
     commondir = git_dir / "commondir"
@@ -118,9 +122,61 @@ def _repository_problem(repository: GitRepository) -> str | None:
             return f"{commondir} cannot be read"
         common = target if target.is_absolute() else git_dir / target
     for config in dict.fromkeys((common / "config", git_dir / "config.worktree", git_dir / "config")):
-        if problem := _config_problem(config):
+        if problem := _config_problem(config, submodule=depth > 0):
             return problem
-    return _hooks_problem(common)
+    return _hooks_problem(common) or _submodules_problem(repository, common, depth=depth)
+
+
+def _submodules_problem(repository: GitRepository, common: Path, *, depth: int) -> str | None:
+    """Why a submodule git may enter might make it run something: ``git status`` runs git
+    in every submodule the index records whose directory holds a ``.git`` (listed in
+    ``.gitmodules`` or not), and that git reads the submodule's configuration. Every
+    submodule repository, and every one kept under ``.git/modules``, is held to the same
+    rules as the project's own (their submodules too, a few levels down)."""
+    if depth >= _MAX_SUBMODULE_DEPTH:
+        return f"{repository.git_dir} has submodules nested deeper than this check looks"
+    configs = _module_configs(common / "modules")
+    if configs is None:
+        return f"{common / 'modules'} holds more submodules than this check looks at"
+    for config in configs:
+        if problem := _config_problem(config, submodule=True):
+            return problem
+    if repository.work_tree is None:
+        return None
+    links = gitlink_paths(repository.git_dir / "index")
+    if links is None:
+        return f"{repository.git_dir / 'index'} is an index this check does not read (a split index?)"
+    for link in links:
+        directory = repository.work_tree / link
+        if not os.path.lexists(directory / ".git"):
+            continue  # not checked out: git does not go in
+        found = discover_repository(Path(os.path.realpath(directory)))
+        if found is None or found.work_tree is None or Path(os.path.realpath(found.work_tree)) != Path(os.path.realpath(directory)):
+            return f"the submodule {link} has a .git that git may read differently"
+        if problem := _repository_problem(found, depth=depth + 1):
+            return f"the submodule {link}: {problem}"
+    return None
+
+
+def _module_configs(modules: Path) -> list[Path] | None:
+    """The configuration files of the submodule repositories kept under ``modules``
+    (``.git/modules/a``, ``.git/modules/a/modules/b``); ``None`` past the bound."""
+    found: list[Path] = []
+    pending = [modules]
+    while pending:
+        if len(found) > _MAX_MODULES:
+            return None
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in ("config", "config.worktree") and not entry.is_dir():
+                found.append(Path(entry.path))
+            elif entry.is_dir(follow_symlinks=False) and entry.name not in ("objects", "refs", "logs", "hooks", "info"):
+                pending.append(Path(entry.path))
+    return found
 
 
 def git_run_problem(cwds: set[Path], *, project_dir: Path, env: Mapping[str, str]) -> str | None:
