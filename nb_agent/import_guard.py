@@ -36,6 +36,7 @@ the folder.
 
 from __future__ import annotations
 
+import functools
 import os
 import site
 import sys
@@ -309,7 +310,13 @@ def installed_elsewhere(name: str, directory: str) -> bool:
     """Whether the top-level module ``name`` is importable from a ``sys.path`` entry other than ``directory``."""
     if not name.isidentifier():
         return False
-    others = [e for e in sys.path if isinstance(e, str) and _real(e) != _real(directory)]
+    return _installed_elsewhere(name, _real(directory), tuple(e for e in sys.path if isinstance(e, str)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _installed_elsewhere(name: str, directory: str, path: tuple[str, ...]) -> bool:
+    """Cached per ``sys.path``: a command's sandbox plan asks for every folder of the project."""
+    others = [e for e in path if _real(e) != directory]
     try:
         spec = PathFinder.find_spec(name, others)
     except (ImportError, ValueError):

@@ -18,6 +18,7 @@ folders are among them):
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sysconfig
@@ -43,7 +44,8 @@ class ImportDirectory:
 
 
 def _inside(path: Path, directory: Path) -> bool:
-    return path == directory or directory in path.parents
+    text, base = str(path), str(directory).rstrip("/")
+    return text == base or text.startswith(base + "/")
 
 
 def _import_directories_in(writable: Sequence[Path]) -> list[Path]:
@@ -51,11 +53,16 @@ def _import_directories_in(writable: Sequence[Path]) -> list[Path]:
     return [d for d in found if any(_inside(d, w) for w in writable)]
 
 
+@functools.lru_cache(maxsize=1)
+def _sysconfig_directories() -> tuple[Path, ...]:
+    return tuple(Path(os.path.realpath(v)) for k, v in sysconfig.get_paths().items() if k in ("purelib", "platlib", "scripts", "include"))
+
+
 def _python_directories_in(writable: Sequence[Path]) -> list[Path]:
     """The kernel's Python directories (site-packages, scripts: a project's ``.venv``) in a writable directory."""
-    paths = [Path(os.path.realpath(v)) for k, v in sysconfig.get_paths().items() if k in ("purelib", "platlib", "scripts", "include")]
+    paths = list(_sysconfig_directories())
     paths += [d for d in _import_directories_in(writable) if is_python_installation(str(d))]
-    return [p for p in dict.fromkeys(paths) if p.is_dir() and any(_inside(p, w) for w in writable)]
+    return [p for p in dict.fromkeys(paths) if any(_inside(p, w) for w in writable) and p.is_dir()]
 
 
 def _importable_entries(directory: Path) -> frozenset[str]:
@@ -73,9 +80,8 @@ def _names(directory: Path) -> list[str]:
         return []
 
 
-def snapshot_import_directories(writable: Sequence[Path]) -> tuple[ImportDirectory, ...]:
-    """The import directories in ``writable`` (Python's own excepted) and what they hold now."""
-    python = _python_directories_in(writable)
+def snapshot_import_directories(writable: Sequence[Path], python: Sequence[Path]) -> tuple[ImportDirectory, ...]:
+    """The import directories in ``writable`` (``python``: Python's own, excepted) and what they hold now."""
     return tuple(
         ImportDirectory(path=d, importable=_importable_entries(d), entries=frozenset(_names(d)))
         for d in _import_directories_in(writable)
@@ -83,11 +89,12 @@ def snapshot_import_directories(writable: Sequence[Path]) -> tuple[ImportDirecto
     )
 
 
-def import_read_only(writable: Sequence[Path], snapshot: Sequence[ImportDirectory]) -> list[Path]:
-    """Paths to bind read-only: Python's directories whole, and each importable entry."""
-    paths = _python_directories_in(writable)
-    paths += [directory.path / name for directory in snapshot for name in sorted(directory.importable)]
-    return paths
+def import_read_only(writable: Sequence[Path]) -> tuple[list[Path], tuple[ImportDirectory, ...]]:
+    """Paths to bind read-only (Python's directories whole, and each importable entry) and
+    the snapshot :func:`undo_new_importables` compares with after the command."""
+    python = _python_directories_in(writable)
+    snapshot = snapshot_import_directories(writable, python)
+    return python + [d.path / name for d in snapshot for name in sorted(d.importable)], snapshot
 
 
 def undo_new_importables(snapshot: Sequence[ImportDirectory]) -> list[str]:

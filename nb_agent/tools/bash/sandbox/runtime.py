@@ -32,7 +32,7 @@ from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, Sandbox
 from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
 from nb_agent.tools.bash.sandbox.guard import quarantine_created
-from nb_agent.tools.bash.sandbox.imports import import_read_only, snapshot_import_directories, undo_new_importables
+from nb_agent.tools.bash.sandbox.imports import import_read_only, undo_new_importables
 from nb_agent.tools.bash.sandbox.seccomp import filter_fd, unix_socket_filter
 from nb_agent.tools.bash.sandbox.secrets import home_view, protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
@@ -77,6 +77,8 @@ class SandboxRuntime:
         self._tmp: Path | None = None
         self._proxy: DomainProxy | None = None
         self._paths_cache: tuple[tuple[Path, ...], float, tuple[tuple[Path, ...], ...]] | None = None
+        self._home: dict[str, object] = {}
+        """The plan's home view, looked up with the paths (see :func:`.secrets.home_view`)."""
         self._lock = threading.Lock()
         self.unavailable_reported = False
 
@@ -169,6 +171,7 @@ class SandboxRuntime:
         read_only = _real_paths([*candidates, *self.settings.deny_write])
         hidden = _real_paths(secret_paths(self.home, self.settings.deny_read))
         absent = tuple(p for p in candidates if not os.path.lexists(p) and os.path.isdir(p.parent))
+        self._home = _home_fields(self.home, writable)
         paths = (tuple(writable), tuple(read_only), tuple(hidden), absent)
         self._paths_cache = (key, now, paths)
         return paths
@@ -177,13 +180,13 @@ class SandboxRuntime:
         """The limits for one command run in ``cwd``."""
         writable, read_only, hidden, absent = self._paths(additional_directories)
         cwd_file.touch(exist_ok=True)
-        imports = snapshot_import_directories(writable)
+        imports_read_only, imports = import_read_only(writable)
         return SandboxPlan(
             cwd=Path(os.path.realpath(cwd)),
             writable=writable,
             pinned=tuple(w / ".git" for w in writable if (w / ".git").is_dir()),
-            **_home_fields(self.home, list(writable)),
-            read_only=tuple(dict.fromkeys((*read_only, *import_read_only(writable, imports)))),
+            **self._home,
+            read_only=tuple(dict.fromkeys((*read_only, *imports_read_only))),
             import_snapshot=imports,
             hidden=hidden,
             absent_protected=tuple(p for p in absent if not os.path.lexists(p)),
