@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.errors import NbAgentError
-from nb_agent.jupyter import cell_view
+from nb_agent.jupyter import cell_view, warm
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
 
@@ -37,8 +37,15 @@ class CellRun:
         self.session = session
         self.prompt = prompt
         self.options = options
-        self.state = RunState(model=options.model or session.settings.model, tool_lookup=self._tool_named, is_denied=self._was_denied)
+        self.state = RunState(model=self._model_name(), tool_lookup=self._tool_named, is_denied=self._was_denied)
         self.usage_before: Any = None
+
+    def _model_name(self) -> str:
+        """The model the status line names from the start (not a placeholder until the engine exists)."""
+        from nb_agent.model.model_ids import main_model
+
+        engine = self.session.engine
+        return self.options.model or self.session.settings.model or (engine.config.model if engine is not None else main_model())
 
     async def run(self) -> None:
         session, options, state = self.session, self.options, self.state
@@ -59,6 +66,7 @@ class CellRun:
             if sigint is not None:
                 sigint.install(asyncio.current_task())
             try:
+                await warm.ready()  # the heavy imports, off the loop: the status line keeps counting
                 await self._start_live()
                 session.trust_flow.match(await session.trust_flow.settle(options, state, frontend.view))
                 engine = self._prepare()

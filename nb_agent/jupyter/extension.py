@@ -9,7 +9,7 @@ from typing import Any
 
 from nb_agent.errors import ConfigurationError
 from nb_agent.import_guard import planted_modules
-from nb_agent.jupyter import comm_status, kernel_restart, transformer
+from nb_agent.jupyter import comm_status, kernel_restart, transformer, warm
 from nb_agent.jupyter.magics import AgentMagics
 from nb_agent.tools.bash.sandbox.secrets import register_secret
 
@@ -31,6 +31,7 @@ def load_ipython_extension(ipython: Any) -> None:
     comm_status.install(getattr(ipython, "kernel", None))
     kernel_restart.install(getattr(ipython, "kernel", None), magics.session.stop_for_shutdown)
     magics.session.live.install()
+    warm.start_at_load()  # the first run's heavy imports, in the background
     close = magics.session.close
     atexit.register(close)
     setattr(ipython, _ATEXIT_ATTR, close)

@@ -1,25 +1,44 @@
 """``%load_ext nb_agent`` in a fresh kernel: without the heavy imports (the load time is
-printed by bench/load_ext_time.py, not asserted: these machines are shared and noisy)."""
+printed by bench/load_ext_time.py, not asserted: these machines are shared and noisy); it
+only starts them in the background (``nb_agent.jupyter.warm``), unless told not to."""
 
 from __future__ import annotations
 
 import pytest
 
+HEAVY = ("anthropic", "ipywidgets", "markdown_it", "nb_agent.engine", "nb_agent.loop.query")
+
+
 @pytest.fixture(scope="module")
 def fresh_kernel(make_kernel):
-    return make_kernel("fresh")
+    return make_kernel("fresh", extra_env={"NB_AGENT_WARM_IMPORTS": "0"})
 
 
 def test_load_ext_imports_nothing_heavy(fresh_kernel):
     code = (
         "import sys\n"
         "get_ipython().run_line_magic('load_ext', 'nb_agent')\n"
-        "print(*[m in sys.modules for m in ('anthropic', 'ipywidgets', 'markdown_it', 'nb_agent.engine', 'nb_agent.loop.query')])"
+        f"print(*[m in sys.modules for m in {HEAVY!r}])"
     )
     run = fresh_kernel.run(code)
     assert run.status == "ok", run.errors
     assert run.stdout.split() == ["False"] * 5, "a heavy module was imported at load"
     assert fresh_kernel.run("%agent").status == "ok"
+
+
+def test_the_heavy_imports_are_made_in_the_background(make_kernel):
+    kernel = make_kernel("warmed")
+    code = (
+        "import sys, threading\n"
+        "get_ipython().run_line_magic('load_ext', 'nb_agent')\n"
+        "from nb_agent.jupyter import warm\n"
+        "print(warm.start() is not threading.main_thread())\n"
+        "warm.start().join()\n"
+        f"print(*[m in sys.modules for m in {HEAVY!r}])"
+    )
+    run = kernel.run(code, timeout=120)
+    assert run.status == "ok", run.errors
+    assert run.stdout.split() == ["True"] * 6
 
 
 def test_reload_keeps_one_transformer(fresh_kernel):

@@ -141,6 +141,9 @@ class _AllowAll:
     async def decide(self, tool, input, ctx):
         return PermissionAllow()
 
+    async def deny_rule_decision(self, tool, input, ctx):  # no deny rule (the pipeline asks first)
+        return None
+
     def add_session_rule(self, behavior, rule):
         pass
 

@@ -60,7 +60,7 @@ def status_text(s: StatusSnapshot) -> str:
     parts = [
         *([MODE_LABELS.get(s.permission_mode, s.permission_mode)] if s.permission_mode != "default" else []),
         *([f"☑ {s.todo}"] if s.todo else []),
-        s.model or "model",
+        *([s.model] if s.model else []),
         f"turn {s.turn}" if s.turn else "starting",
         f"{tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out",
         f"context {s.context_percent:.0f}%" + (f" ⚠ {s.context_note}" if s.context_note else ""),

@@ -1,0 +1,78 @@
+"""The first run's heavy imports (the engine and anthropic, the MCP client, the widgets, the
+Markdown renderer, Pillow), made in a background thread started at ``%load_ext`` so the
+first ``%%agent`` cell does not wait for them, and awaited by that cell without blocking the
+kernel's loop (its status line keeps counting meanwhile).
+
+``%load_ext`` itself stays as fast as before: it only starts the thread. The imports go
+through nb_agent's import guard like any other (:mod:`nb_agent.import_guard`: this thread
+runs an nb_agent function, so its imports never resolve from the kernel's folder). Python's
+import locks make a cell that imports one of these modules meanwhile wait for the thread,
+not import it twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import threading
+
+log = logging.getLogger(__name__)
+
+WARM_ENV = "NB_AGENT_WARM_IMPORTS"
+"""``0`` leaves the imports to the first run (which then makes them in a thread as well)."""
+
+MODULES = (
+    "nb_agent.agent",
+    "httpcore2",  # the SDK's HTTP client imports it when the first client is made
+    "nb_agent.mcp.manager",
+    "nb_agent.jupyter.engine_factory",
+    "nb_agent.jupyter.cell_run",
+    "nb_agent.jupyter.view.agent_view",
+    "nb_agent.jupyter.view.user_prompts",
+    "nb_agent.jupyter.static_render",
+    "nb_agent.jupyter.live.protocol",
+    "ipywidgets",
+    "PIL.Image",
+)
+
+_thread: threading.Thread | None = None
+_lock = threading.Lock()
+
+
+def _warm() -> None:
+    for name in MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the run that needs it will say what is wrong
+            log.debug("warming %s failed", name, exc_info=True)
+    try:
+        from nb_agent.jupyter.html import markdown
+
+        markdown("warm *up*")  # builds the renderer and its rules once
+    except Exception:  # noqa: BLE001
+        log.debug("warming the Markdown renderer failed", exc_info=True)
+
+
+def start_at_load() -> None:
+    """At ``%load_ext``: start the imports unless :data:`WARM_ENV` is ``0``."""
+    if os.environ.get(WARM_ENV, "1").strip() != "0":
+        start()
+
+
+def start() -> threading.Thread:
+    """Start the imports in the background (once per kernel)."""
+    global _thread
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(target=_warm, name="nb_agent-warm-imports", daemon=True)
+            _thread.start()
+        return _thread
+
+
+async def ready() -> None:
+    """Wait, without blocking the loop, until the imports are done (starting them if needed)."""
+    thread = start()
+    if thread.is_alive():
+        await asyncio.to_thread(thread.join)
