@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from nb_agent.errors import ConfigurationError
+from nb_agent.hidden_paths import register_secret
 from nb_agent.import_guard import planted_modules
 from nb_agent.jupyter import comm_status, kernel_restart, transformer, warm
 from nb_agent.jupyter.magics import AgentMagics
-from nb_agent.tools.bash.sandbox.secrets import register_secret
 
 _ATEXIT_ATTR = "_nb_agent_atexit"
 

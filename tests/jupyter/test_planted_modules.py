@@ -69,7 +69,7 @@ def test_the_extension_registers_the_kernels_connection_file_as_a_secret(make_ke
     kernel = make_kernel("connection-file")
     assert kernel.run("%load_ext nb_agent").status == "ok"
     shown = kernel.run(
-        "from nb_agent.tools.bash.sandbox import secrets\n"
-        "print(any(p == __import__('pathlib').Path(get_ipython().kernel.parent.abs_connection_file) for p in secrets._registered))"
+        "from nb_agent import hidden_paths\n"
+        "print(any(p == __import__('pathlib').Path(get_ipython().kernel.parent.abs_connection_file) for p in hidden_paths.registered_secrets()))"
     )
     assert shown.stdout.strip() == "True", (shown.stdout, shown.errors)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from nb_agent.executables import search_path
+from nb_agent.hidden_paths import registered_secrets
 
 __all__ = [
     "HOME_SECRETS",
@@ -20,7 +21,6 @@ __all__ = [
     "protected_candidates",
     "home_view",
     "protected_paths",
-    "register_secret",
     "scrub_environment",
     "secret_paths",
 ]
@@ -157,7 +157,7 @@ def secret_paths(home: Path, extra: tuple[Path, ...] = (), env: Mapping[str, str
     if socket and os.path.isabs(socket):
         candidates.append(Path(socket))
     candidates += jupyter_runtime_directories(env)
-    candidates += [Path(f"/run/user/{os.getuid()}"), *(Path(p) for p in PRIVILEGED_SOCKETS), *_registered]
+    candidates += [Path(f"/run/user/{os.getuid()}"), *(Path(p) for p in PRIVILEGED_SOCKETS), *registered_secrets()]
     return _existing(candidates)
 
 
@@ -171,15 +171,6 @@ def jupyter_runtime_directories(env: Mapping[str, str]) -> list[Path]:
         found.append(Path(env["XDG_RUNTIME_DIR"]) / "jupyter")
     return found
 
-
-_registered: list[Path] = []
-
-
-def register_secret(path: Path) -> None:
-    """Hide ``path`` from every sandboxed command of this process (the Jupyter layer
-    registers the kernel's own connection file, wherever its frontend put it)."""
-    if path not in _registered:
-        _registered.append(path)
 
 
 def protected_candidates(writable: list[Path], home: Path) -> list[Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.tools.bash.sandbox import secrets
+from nb_agent import hidden_paths
 
 from .test_wrong_classifier_e2e import run_commands
 
@@ -53,8 +53,8 @@ async def test_the_kernels_own_connection_file_is_hidden(project: Path, home: Pa
     base = Path("/var/tmp") / f"nb_agent-cf-{tmp_path.name}"
     try:
         path = _connection_file(base)
-        monkeypatch.setattr(secrets, "_registered", [])
-        secrets.register_secret(path)
+        monkeypatch.setattr(hidden_paths, "_registered", [])
+        hidden_paths.register_secret(path)
         [(text, _)] = await run_commands(project, home, [_cat(path)])
         assert KEY not in text and "Traceback" in text, text
     finally:
