@@ -7,6 +7,7 @@ Pure argparse and shlex, no IPython: a bad option raises
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -37,14 +38,28 @@ class OptionsError(Exception):
         self.usage = usage
 
     def render(self) -> str:
-        return f"{self.usage.rstrip()}\n\n{self.message}" if self.message else self.usage.rstrip()
+        """The error first (with a guess at what was meant), then the short usage."""
+        return f"{self.message}\n\n{self.usage.rstrip()}" if self.message else self.usage.rstrip()
 
 
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises instead of exiting the kernel."""
 
     def error(self, message: str) -> NoReturn:
-        raise OptionsError(f"error: {message}", usage=self.format_help())
+        hint = f"\n{self.prog.split()[0]} --help lists every option."
+        raise OptionsError(f"error: {message}{self._did_you_mean(message)}", usage=self.format_usage().rstrip() + hint)
+
+    def _did_you_mean(self, message: str) -> str:
+        """``--permision-mode`` -> `` (did you mean --permission-mode?)``."""
+        if "unrecognized arguments:" not in message:
+            return ""
+        known = [option for action in self._actions for option in action.option_strings]
+        guesses = []
+        for word in message.split("unrecognized arguments:", 1)[1].split():
+            if word.startswith("-"):
+                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.7)
+                guesses += [f"{word.split('=', 1)[0]} → {close[0]}"] if close else []
+        return f" (did you mean: {', '.join(guesses)}?)" if guesses else ""
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:  # --help
         raise OptionsError(message or "", usage=self.format_help())

@@ -202,6 +202,9 @@ class KernelAgentSession:
         if self.running:
             print("An agent run is already active in this kernel; wait for it or interrupt it.")
             return
+        if (refusal := oversized_prompt(prompt, context_window=self.settings.context_window)) is not None:
+            print(refusal)
+            return
         self.running = True
         try:
             await CellRun(self, prompt, options).run()
@@ -227,6 +230,26 @@ class KernelAgentSession:
         background shells and subagents, close the transcript."""
         if self.engine is not None:
             close_at_exit(self.engine)
+
+
+PROMPT_SHARE_OF_CONTEXT = 0.5
+"""A prompt may take at most this share of the context window (the rest is the system
+prompt, the conversation, tool results and the answer)."""
+
+
+def oversized_prompt(prompt: str, *, context_window: int) -> str | None:
+    """Why ``prompt`` is refused before anything is sent, or ``None``: too large a prompt
+    would set off a compaction of the conversation and then not fit anyway."""
+    estimated = len(prompt) // 4  # about four characters a token
+    limit = int(context_window * PROMPT_SHARE_OF_CONTEXT)
+    if estimated <= limit:
+        return None
+    return (
+        f"This prompt is about {estimated:,} tokens ({len(prompt):,} characters); a prompt may take at most "
+        f"{limit:,} (half of the model's {context_window:,}-token context window). Nothing was sent and the "
+        "conversation is unchanged. Put the text in a file (or a variable) and ask for what you need from it: "
+        "the agent reads files in parts (Read, Grep) and looks at variables with ExecuteCode."
+    )
 
 
 def choose_session(sessions: list[SessionInfo], session_id: str | None, *, current: str | None, where: Path) -> SessionInfo:

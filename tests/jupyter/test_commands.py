@@ -154,3 +154,10 @@ def test_sessions_and_resume_after_a_kernel_restart(kernel, requests_since):
     messages = json.dumps(requests_since()[-1]["messages"])
     assert "the code word is ZEBRA" in messages and "Noted, the code word is ZEBRA." in messages
     assert "Cannot resume" in kernel.run("%agent resume no-such-id").stdout
+
+
+def test_an_oversized_prompt_is_refused_before_anything_is_sent(kernel, requests_since):
+    run = kernel.run("%%agent\n" + "x" * 1_200_000)
+    assert run.status == "ok" and not run.errors
+    assert "Nothing was sent" in run.stdout and "about 300,000 tokens" in run.stdout
+    assert requests_since() == []

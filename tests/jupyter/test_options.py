@@ -110,3 +110,12 @@ def test_sandbox_option_holds_for_the_cell_only(tmp_path):
     assert runtime.enabled and runtime.override is True
     restore()
     assert not runtime.enabled and runtime.override is None
+
+
+def test_an_unknown_option_says_so_first_and_guesses_the_typo():
+    with pytest.raises(OptionsError) as caught:
+        parse_cell_options("--permision-mode plan")
+    rendered = caught.value.render()
+    first, *rest = rendered.splitlines()
+    assert first.startswith("error: unrecognized arguments: --permision-mode") and "→ --permission-mode" in first
+    assert len(rendered.splitlines()) < 12 and "--help lists every option" in rendered  # not 40 lines of help

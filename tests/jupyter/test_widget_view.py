@@ -66,6 +66,21 @@ async def test_allow_clicked_on_another_thread():
     assert "Allowed by you" in view._widgets[card.key].content.value
 
 
+async def test_an_answered_card_keeps_its_line_and_drops_its_controls():
+    state, view = _view()
+    task = asyncio.ensure_future(view.approver(None, _request(), None))
+    await asyncio.sleep(0.01)
+    row = view.approval_row("t1")
+    (card,) = state.cards
+    outer = view._widgets[card.key].outer
+    assert row.box in outer.children  # the ask: buttons under the card
+    row.click("deny", "not now")
+    await asyncio.wait_for(task, 2)
+    view.flush_now()
+    assert list(outer.children) == [view._widgets[card.key].content]
+    assert "Denied by you. Feedback: not now" in view._widgets[card.key].content.value
+
+
 async def test_always_allow_returns_the_rule():
     _, view = _view()
     _, result = await _ask_and_click(view, "always_allow")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
-from nb_agent.jupyter.commands.output import preview, print_notices, tokens
+from nb_agent.jupyter.commands.output import plural, preview, print_notices, tokens
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.session import KernelAgentSession
@@ -40,7 +40,7 @@ async def compact(session: KernelAgentSession, instructions: str | None) -> None
     boundary = getattr(outcome, "boundary", None)
     pre_tokens = getattr(boundary, "pre_tokens", 0)
     detail = f" (about {tokens(pre_tokens)} tokens before)" if pre_tokens else ""
-    print(f"Compacted the conversation of {before} messages into a summary{detail}. The next %%agent cell continues from it.")
+    print(f"Compacted the conversation of {plural(before, 'message')} into a summary{detail}. The next %%agent cell continues from it.")
 
 
 def history(session: KernelAgentSession, _arg: str | None = None) -> None:
@@ -107,4 +107,4 @@ async def resume(session: KernelAgentSession, session_id: str | None) -> None:
     if previous is not None and previous is not engine:
         print_notices(await previous.end_session("other"))
     print_notices(await engine.session_hooks.start_if_pending())  # SessionStart, source "resume"
-    print(f"Resumed session {info.session_id} ({len(engine.messages)} messages). The next %%agent cell continues it.")
+    print(f"Resumed session {info.session_id} ({plural(len(engine.messages), 'message')}). The next %%agent cell continues it.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nb_agent.jupyter.commands.output import preview, tokens
+from nb_agent.jupyter.commands.output import plural, preview, tokens
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.session import KernelAgentSession
@@ -28,7 +28,7 @@ def status(session: KernelAgentSession, _arg: str | None = None) -> None:
         lines.append("session    (none yet: the first %%agent cell starts one; %agent resume continues a saved one)")
     else:
         turns = engine.turn_count
-        lines.append(f"session    {engine.session_id} · {len(engine.messages)} messages · {turns} turns")
+        lines.append(f"session    {engine.session_id} · {plural(len(engine.messages), 'message')} · {plural(turns, 'turn')}")
         lines.append(f"transcript {engine.transcript_path}")
         total = engine.usage.total
         used = engine.usage.last_request.context_tokens

@@ -241,6 +241,11 @@ class WidgetAgentView:
         row = self._approvals.get(card.key)
         if card.approval is None or row is None:
             return 0
+        if row.answered:  # settled: the card's own line says who decided what; the controls go
+            if row.box in widgets.outer.children:
+                widgets.outer.children = [widgets.content]
+                return 1
+            return 0
         if row.box not in widgets.outer.children:
             widgets.outer.children = [widgets.content, row.box]
             widgets.extra = row.widgets
@@ -280,6 +285,7 @@ class WidgetAgentView:
         row = self._approvals.get(card.key)
         if row is not None:
             self.scheduler.budget.spend(row.disable())
+        self.scheduler.mark(card.key)  # the card collapses to its line (see _sync_approval)
         self.scheduler.mark(STATUS_KEY)
         self.flush_now()  # the answer shows on the card at once
 

@@ -85,6 +85,18 @@ def _key_input_html(card: ToolCall) -> Html | None:
     return None
 
 
+ASKS_THE_USER = frozenset({"AskUserQuestion", "ExitPlanMode"})
+
+
+def status_label(card: ToolCall) -> str | None:
+    """The card's bracketed state; none for a finished checklist or question (its own line says it)."""
+    if card.name in ASKS_THE_USER and card.status == "waiting for approval":
+        return "waiting for you"
+    if interaction_render.handles(card) and card.status == "done":
+        return None
+    return card.status
+
+
 def _header(card: ToolCall, now: float | None) -> Html:
     tone = STATUS_TONE.get(card.status, theme.MUTED)
     preview = input_preview(card, limit=160)
@@ -92,14 +104,14 @@ def _header(card: ToolCall, now: float | None) -> Html:
     elapsed = card.elapsed(now)
     timer = f" · {duration(elapsed)}" if elapsed is not None else ""
     description = card.input.get("description")
+    label = status_label(card)
     return el(
         "div",
         el("b", card.name),
         [" ", el("code", inline, style=theme.SMALL)] if inline else None,
         [" ", el("span", f"— {description}", style=theme.TEXT[theme.MUTED])] if isinstance(description, str) and description else None,
         [" ", el("span", f"asked by the {card.agent}", style=theme.small(theme.ACCENT))] if card.agent else None,
-        " ",
-        el("span", f"[{card.status}{timer}]", style=theme.small(tone)),
+        [" ", el("span", f"[{label}{timer}]", style=theme.small(tone))] if label else None,
     )
 
 
@@ -160,6 +172,8 @@ def _result_html(card: ToolCall) -> Html | None:
 def _interaction_html(card: ToolCall) -> Html:
     """Todos, questions, plans, search results: their own body; the raw result only on error."""
     waiting = card.approval is not None and card.approval.answer is None
+    if waiting and card.name in ASKS_THE_USER:  # the form below shows the questions or the plan
+        return join([el("div", "Waiting for your answer below.", style=theme.text(theme.WARN, style(font_size="0.9em")))])
     state = (
         el("div", "Waiting for your answer below.", style=theme.text(theme.WARN, style(font_size="0.9em")))
         if waiting
