@@ -53,7 +53,8 @@ def duration(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s"
 
 
-MODE_LABELS = {"plan": "⏸ plan mode", "acceptEdits": "⏵⏵ accept edits", "bypassPermissions": "bypass permissions"}
+MODE_LABELS = {"plan": "plan mode", "acceptEdits": "accept edits", "bypassPermissions": "bypass permissions"}
+"""Words, not ⏵⏵ / ⏸ (Debian's default fonts have no such glyphs: they showed as boxes)."""
 
 
 def status_text(s: StatusSnapshot) -> str:
