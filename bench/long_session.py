@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from nb_agent.context.compact import SUMMARY_SYSTEM_PROMPT
 from nb_agent.context.config import thresholds_for
 from nb_agent.context.tokens import estimate_api_messages_tokens, estimate_text_tokens
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant
@@ -100,7 +100,7 @@ async def run(tool_name: str, *, turns: int, per_prompt: int, result_chars: int)
     model = LongSessionModel(tool_name, per_prompt)
     transport = ScriptedTransport([model] * (turns * 3 + 100))
     with tempfile.TemporaryDirectory() as tmp:
-        config = EngineConfig(cwd=Path(tmp), model=MODEL, extra={"retry_policy": NO_RETRIES})
+        config = EngineConfig(cwd=Path(tmp), model=MODEL, options=EngineOptions(retry_policy=NO_RETRIES))
         engine = QueryEngine(config=config, transport=transport, tools=[_tool(tool_name, result_chars)])
         terminals: Counter[str] = Counter()
         started = time.monotonic()

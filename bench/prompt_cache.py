@@ -11,7 +11,7 @@ Glob, a parallel pair of Reads) and answers. Tokens are the fake server's estima
 Variants:
 - ``caching``: nb_agent's breakpoints (static system prompt, end of the previous request,
   end of the latest message);
-- ``no caching``: ``extra["prompt_caching"] = False`` (no breakpoints at all);
+- ``no caching``: ``EngineOptions(prompt_caching=False)`` (no breakpoints at all);
 - ``+3 ToolSearch`` ...: the same session with 40 deferred tools (ToolSearch mode ``on``)
   of which 3 are discovered in the first cell and called, once with discovered tools
   joining the ``tools`` array (``tool_references=False``) and once with the API's
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig, EngineResult
+from nb_agent.engine import EngineConfig, EngineOptions, EngineResult
 from nb_agent.model.pricing import Usage
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
@@ -92,8 +92,9 @@ async def run_session(*, caching: bool, discoveries: bool, tool_references: bool
         make_project(root)
         first, second = cell_one(root, discoveries), cell_two(root)
         async with FakeAnthropicServer([*first, *second], prompt_cache=True) as server:
-            extra: dict[str, Any] = {"prompt_caching": caching, "tool_references": tool_references}
-            config = EngineConfig(cwd=root, model=MODEL, extra=extra)
+            config = EngineConfig(
+                cwd=root, model=MODEL, options=EngineOptions(prompt_caching=caching, tool_references=tool_references)
+            )
             from nb_agent.agent import builtin_tools
 
             engine, _ = create_engine(

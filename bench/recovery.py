@@ -24,11 +24,20 @@ from pathlib import Path
 from typing import Any
 
 from nb_agent.context.compact import SUMMARY_SYSTEM_PROMPT
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import RetryPolicy
-from nb_agent.testing.retry import RetryRecorder
-from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, overloaded_error, prompt_too_long_error, rate_limit_error, text, tool_use
+from nb_agent.testing import (
+    ErrorReply,
+    Reply,
+    ScriptedTransport,
+    overloaded_error,
+    prompt_too_long_error,
+    rate_limit_error,
+    text,
+    tool_use,
+)
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant
+from nb_agent.testing.retry import RetryRecorder
 from nb_agent.testing.tools import RecordingTool
 
 FAULTS = {
@@ -93,7 +102,7 @@ async def run_session(index: int, rng: random.Random, stats: Counter[str], termi
         model="claude-opus-4-6",
         fallback_model=fallback,
         max_turns=12,
-        extra={"retry_policy": RetryPolicy(sleep=recorder, random=rng.random)},
+        options=EngineOptions(retry_policy=RetryPolicy(sleep=recorder, random=rng.random)),
     )
     engine = QueryEngine(config=config, transport=ScriptedTransport([model] * 2_000), tools=[RecordingTool("Echo")])
     history_violations = 0

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from nb_agent.abort import AbortController
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, SandboxRuntime, SandboxSettings, probe_availability
+from nb_agent.tools.bash.sandbox import SandboxRuntime, SandboxSettings, probe_availability
 from nb_agent.tools.bash.tool import BashInput, BashTool
+from nb_agent.tools.services import ToolServices
 
 COMMANDS = ("true", "git status")
 
@@ -60,7 +61,7 @@ async def main(n: int) -> None:
             (repo / f"f{i}.txt").write_text(f"{i}\n")
         runtime = SandboxRuntime(settings=SandboxSettings(), project_dir=repo)
         session = ToolSession(cwd=repo, session_dir=Path(tmp) / "session")
-        ctx = ToolUseContext(abort_controller=AbortController(), session=session, options={SANDBOX_OPTION: runtime})
+        ctx = ToolUseContext(abort_controller=AbortController(), session=session, services=ToolServices(sandbox=runtime))
         tool = _Unclassified()
         print(f"sandbox: {availability.describe()} · {n} calls per side, interleaved in blocks of 10")
         for command in COMMANDS:

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from nb_agent.engine import EngineConfig, EngineResult, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, EngineResult, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
@@ -65,7 +65,7 @@ async def run(*, streaming: bool, serial: bool, workdir: Path) -> Timing:
     ]
     async with FakeAnthropicServer(turns) as server:
         engine = QueryEngine(
-            config=EngineConfig(cwd=workdir, model=MODEL, streaming_tool_execution=streaming, extra={"retry_policy": NO_RETRIES}),
+            config=EngineConfig(cwd=workdir, model=MODEL, streaming_tool_execution=streaming, options=EngineOptions(retry_policy=NO_RETRIES)),
             tools=[RecordingTool("Work", concurrency_safe=not serial)],
             transport=AnthropicTransport(client=server.client()),
         )

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig, EngineResult
+from nb_agent.engine import EngineConfig, EngineOptions, EngineResult
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
@@ -102,7 +102,7 @@ async def run(routes: dict[str, list[Reply]], workdir: Path) -> Outcome:
     script = RoutedScript(routes)
     async with FakeAnthropicServer(script) as server:
         engine, _ = create_engine(
-            config=EngineConfig(cwd=workdir, model=MODEL, extra={"retry_policy": NO_RETRIES}),
+            config=EngineConfig(cwd=workdir, model=MODEL, options=EngineOptions(retry_policy=NO_RETRIES)),
             tools=[SlowRead()],
             transport=AnthropicTransport(client=server.client()),
             mcp=False,

@@ -28,9 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from compare import main, module_of_this_tree
+from pydantic import BaseModel
 
 MODEL = "claude-sonnet-4-6"
 TURNS_PER_CELL = 10

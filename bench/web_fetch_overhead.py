@@ -25,7 +25,7 @@ import httpx
 from nb_agent.abort import AbortController
 from nb_agent.testing.web_server import LocalWebServer, Page
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.tools.services import SIDE_QUERY_OPTION
+from nb_agent.tools.services import ToolServices
 from nb_agent.tools.web.convert import html_to_markdown
 from nb_agent.tools.web.web_fetch import MAX_CONTENT_CHARS, WebFetchTool
 
@@ -44,7 +44,7 @@ async def instant_answer(request: dict[str, Any], *, query_source: str) -> Any:
 
 def context() -> ToolUseContext:
     """A fresh session each time: an empty cache, so every call fetches."""
-    return ToolUseContext(abort_controller=AbortController(), session=ToolSession(), options={SIDE_QUERY_OPTION: instant_answer})
+    return ToolUseContext(abort_controller=AbortController(), session=ToolSession(), services=ToolServices(side_query=instant_answer))
 
 
 async def bare_get(url: str) -> float:

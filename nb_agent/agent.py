@@ -20,7 +20,7 @@ from typing import Any
 
 from nb_agent import import_guard
 from nb_agent.engine import EngineConfig, QueryEngine
-from nb_agent.folder_trust import FOLDER_TRUST_KEY, FolderTrust, folder_trust
+from nb_agent.folder_trust import FolderTrust, folder_trust
 from nb_agent.hooks.registry import Hooks
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.policy import RuleBasedPolicy
@@ -70,10 +70,9 @@ def mcp_manager_for(cwd: Path, *, home: Path | None = None, include_project: boo
 def _configure_sandbox(config: EngineConfig, settings: Any, *, home: Path | None) -> list[str]:
     """Put the session's Bash sandbox, from the settings files, where Bash finds it."""
     from nb_agent.tools.bash.sandbox.from_settings import sandbox_runtime_from_settings
-    from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION
 
     runtime = sandbox_runtime_from_settings(settings, project_dir=config.cwd, home=home)
-    config.extra.setdefault("tool_options", {})[SANDBOX_OPTION] = runtime
+    config.options.sandbox = runtime
     import_guard.distrust(runtime.settings.allow_write)  # sandboxed commands write there unasked
     return list(runtime.warnings)
 
@@ -123,7 +122,7 @@ def create_engine(
     ``trust``: the folder's trust (:func:`nb_agent.folder_trust.folder_trust`); ``None``
     decides it from the user's recorded answer (a folder nobody answered for is not
     trusted), ``True`` / ``False`` is the caller's answer. It is kept in
-    ``config.extra["folder_trust"]``.
+    ``config.folder_trust``.
     """
     config = config or EngineConfig()
     if cwd is not None:
@@ -131,7 +130,7 @@ def create_engine(
     if model:
         config.model = model
     decided = _decide_trust(trust, config.cwd, home=home)
-    config.extra[FOLDER_TRUST_KEY] = decided
+    config.folder_trust = decided
     settings = load_settings(config.cwd, home=home, project_trusted=decided.applies)
     policy = RuleBasedPolicy(
         settings=settings, allow=allow, deny=deny, mode=permission_mode, project_dir=config.cwd, home=home

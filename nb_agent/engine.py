@@ -7,7 +7,6 @@ finishes every submission with an :class:`EngineResult`.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -17,14 +16,15 @@ from typing import Any, Literal
 
 from nb_agent.abort import AbortController
 from nb_agent.checkpoints.protocol import RunCheckpoints
+from nb_agent.context.manager import ContextManager
+from nb_agent.engine_config import MAIN_QUERY_SOURCE, EngineConfig, EngineOptions, default_model
 from nb_agent.errors import NbAgentError
-from nb_agent.folder_trust import FOLDER_TRUST_KEY, folder_applies
 from nb_agent.hooks.background import BackgroundHooks
 from nb_agent.hooks.lifecycle import SessionHooks
+from nb_agent.hooks.prompt_hook import PROMPT_HOOK_QUERY_SOURCE
 from nb_agent.hooks.registry import Hooks
-from nb_agent.hooks.types import SubagentInfo
 from nb_agent.loop.query import query
-from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
+from nb_agent.loop.state import CompactionResult, QueryDeps, QueryParams, Terminal, TerminalReason
 from nb_agent.loop.token_budget import parse_token_budget
 from nb_agent.memory.attachments import nested_memory_attachments
 from nb_agent.messages import (
@@ -34,35 +34,28 @@ from nb_agent.messages import (
     SystemMessage,
     UserMessage,
     error_tool_result,
+    messages_after_compact_boundary,
     meta_user_message,
     tool_use_ids_without_result,
     wrap_system_reminder,
 )
-from nb_agent.context.config import ContextConfig
-from nb_agent.context.manager import ContextManager
-from nb_agent.loop.state import CompactionResult
-from nb_agent.messages import messages_after_compact_boundary
 from nb_agent.model.client import ModelRequest, ResponseAccumulator, default_transport_factory, stream_response
-from nb_agent.model.retry import RetryContext, stream_with_retry
-from nb_agent.hooks.prompt_hook import PROMPT_HOOK_QUERY_SOURCE
-from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, main_model, priced_model, resolve_model, small_fast_model
+from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, priced_model, small_fast_model
 from nb_agent.model.pricing import Usage
 from nb_agent.model.prompt_cache import prompt_caching_enabled
-from nb_agent.model.providers import Provider, provider_from_env
+from nb_agent.model.providers import Provider
+from nb_agent.model.retry import RetryContext, stream_with_retry
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
-from nb_agent.prompts import SystemPromptParts, build_system_prompt
+from nb_agent.prompts import build_system_prompt
 from nb_agent.session_context import SessionContext
-from nb_agent.permissions.restriction import ACTIVE_SKILL_OPTION
 from nb_agent.skills import SkillCatalog, listing_for_tools
 from nb_agent.skills.invocation import UserInvocation, user_invocation
-from nb_agent.state_dir import STATE_DIR_NAME, default_state_dir
-from nb_agent.tools.files.paths import READ_SCOPE_OPTION
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
-from nb_agent.tools.services import PROVIDER_OPTION, SET_MODE_OPTION, SIDE_QUERY_OPTION
-from nb_agent.tools.tool_pool import ToolPoolProvider
-from nb_agent.tools.tool_search import TOOL_REFERENCES_OPTION, tool_references_enabled
 from nb_agent.tools.pipeline import ToolRunDeps
+from nb_agent.tools.services import ToolServices
+from nb_agent.tools.tool_pool import ToolPoolProvider
+from nb_agent.tools.tool_search import tool_references_enabled
 from nb_agent.transcript import REWIND_KIND, REWIND_REDO_KIND, Transcript, load_transcript, repair_transcript
 
 DEFAULT_MODEL = DEFAULT_MAIN_MODEL
@@ -72,46 +65,6 @@ ResultSubtype = Literal[
     "success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "interrupted", "prompt_blocked"
 ]
 """``prompt_blocked``: a UserPromptSubmit hook refused the prompt; nothing was sent."""
-
-
-def default_model() -> str:
-    """``NB_AGENT_MODEL``, else ``ANTHROPIC_MODEL``, else ``claude-sonnet-4-6``."""
-    return main_model()
-
-
-@dataclass(kw_only=True)
-class EngineConfig:
-    """How a session runs. Rare options live in ``extra``."""
-
-    model: str = field(default_factory=default_model)
-    """A model id or alias (``sonnet``, ``opus``, ``haiku``); resolved per request."""
-    fallback_model: str | None = None
-    provider: Provider | None = None
-    """Anthropic API, Bedrock, Vertex or Foundry; None: the environment's (``CLAUDE_CODE_USE_*``)."""
-    max_turns: int | None = None
-    max_output_tokens: int | None = None
-    max_budget_usd: float | None = None
-    """Stop a submission once it has cost more than this (USD)."""
-    permission_mode: PermissionMode = "default"
-    cwd: Path = field(default_factory=Path.cwd)
-    state_dir: Path | None = None
-    """Where sessions are kept; default ``<cwd>/.nb_agent``."""
-    system_prompt: SystemPromptParts = field(default_factory=SystemPromptParts)
-    streaming_tool_execution: bool = True
-    thinking: dict[str, Any] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def resolved_provider(self) -> Provider:
-        return self.provider or provider_from_env()
-
-    def resolve(self, model: str) -> str:
-        """``model`` as sent to this config's provider (aliases expanded, ids mapped)."""
-        return resolve_model(model, self.resolved_provider)
-
-    @property
-    def sessions_dir(self) -> Path:
-        return (self.state_dir or default_state_dir(self.cwd)[0]) / "sessions"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,19 +178,19 @@ class QueryEngine:
         # The git status (and memory imports from outside the folder) only when the caller
         # (create_engine) found the folder trusted; memory imports are held to Read's rules.
         self.session_context = SessionContext(
-            cwd=self.config.cwd, git_allowed=folder_applies(self.config.extra), read_denied=self._read_rule_for
+            cwd=self.config.cwd, git_allowed=self.config.folder_applies, read_denied=self._read_rule_for
         )
         self._owns_transport = transport is None
-        self.query_source: str = self.config.extra.get("query_source", "repl_main_thread")
-        if self.query_source == "repl_main_thread" or self.hooks.model_query is None:
+        self.query_source: str = self.config.options.query_source
+        if self.query_source == MAIN_QUERY_SOURCE or self.hooks.model_query is None:
             self.hooks.model_query = self.hook_model_query  # prompt hooks ask through the main conversation's client
         self.context_manager = ContextManager(
-            config=ContextConfig.from_extra(self.config.extra),
+            config=self.config.options.context,
             create=lambda request: self.transport.create(request),
             record=lambda kind, **payload: self.transcript.write_entry(kind, **payload),
             session_dir=lambda: self.tool_session.session_dir,
             on_usage=self._add_usage,
-            retry_policy=self.config.extra.get("retry_policy"),
+            retry_policy=self.config.options.retry_policy,
             on_compaction=lambda result: self.session_context.clear(),
             before_compact=self.session_hooks.before_compact,
             after_compact=self.session_hooks.after_compact,
@@ -247,7 +200,7 @@ class QueryEngine:
     @property
     def folder_trust(self) -> Any:
         """The :class:`~nb_agent.folder_trust.FolderTrust` this engine was built for (None: not decided)."""
-        return self.config.extra.get(FOLDER_TRUST_KEY)
+        return self.config.folder_trust
 
     @property
     def transcript_path(self) -> Path:
@@ -282,6 +235,57 @@ class QueryEngine:
         for tool in engine.tools:  # what tools keep in the session (TodoWrite's list)
             tool.restore_session(engine.messages, engine.tool_session)
         return engine, loaded.warnings
+
+    def fork(
+        self,
+        *,
+        config: EngineConfig,
+        tools: Sequence[Tool[Any]],
+        transcript: Transcript,
+        tool_pool: ToolPoolProvider | None = None,
+        can_use_tool: CanUseTool | None = None,
+    ) -> QueryEngine:
+        """A subagent's engine: this one's transport, hooks, permission policy and session
+        id (hooks and the tool results folder are the session's), a tool session forked
+        from this one (shared resources, its own reads), and its own configuration, tools,
+        approver, history, usage and ``transcript``. SessionStart is the session's: the
+        child does not run it; what changed around the main agent between its turns is
+        told to it, not to the child."""
+        child = QueryEngine(
+            config=config,
+            tools=tools,
+            tool_pool=tool_pool,
+            transport=self.transport,
+            hooks=self.hooks,
+            permission_policy=self.permission_policy,
+            can_use_tool=can_use_tool,
+            session_id=self.session_id,
+            deps_overrides={k: v for k, v in self.deps_overrides.items() if k != "between_turns"},
+        )
+        child.transcript = transcript
+        child.tool_session = self.tool_session.fork()
+        child.session_hooks.pending_start = None
+        return child
+
+    def carry_on(self, transcript_path: Path, *, can_use_tool: CanUseTool | None = None) -> tuple[QueryEngine, list[str]]:
+        """The conversation saved at ``transcript_path``, continued with this engine's parts:
+        configuration, tools and pool, hooks, permission policy (with its session rules),
+        skills, checkpoints, the approver (``can_use_tool`` if given), the extra
+        directories and the kernel bridge. Returns the new engine and the transcript's warnings."""
+        engine, warnings = QueryEngine.resume(
+            transcript_path,
+            config=self.config,
+            tools=self.tools,
+            tool_pool=self.tool_pool,
+            hooks=self.hooks,
+            permission_policy=self.permission_policy,
+            can_use_tool=can_use_tool or self.can_use_tool,
+            skills=self.skills,
+            checkpoints=self.checkpoints,
+        )
+        engine.tool_session.additional_directories = list(self.tool_session.additional_directories)
+        engine.tool_session.resources.kernel = self.tool_session.resources.kernel
+        return engine, warnings
 
     # --- model ------------------------------------------------------------------------------------
     @property
@@ -343,16 +347,23 @@ class QueryEngine:
             permission_mode=self.config.permission_mode,
             messages=self.messages,
             session_id=self.session_id,
-            options={
-                "transcript_path": str(self.transcript_path),
-                # Grep and Glob leave out what Read may not read (the policy's Read rules).
-                **({READ_SCOPE_OPTION: scope} if (scope := getattr(self.permission_policy, "read_scope", None)) else {}),
-                TOOL_REFERENCES_OPTION: self._tool_references(),
-                SIDE_QUERY_OPTION: self.side_query,
-                SET_MODE_OPTION: self.set_permission_mode,
-                PROVIDER_OPTION: self.config.resolved_provider,
-                **self.config.extra.get("tool_options", {}),
-            },
+            services=self._tool_services(),
+        )
+
+    def _tool_services(self) -> ToolServices:
+        cfg = self.config
+        return ToolServices(
+            side_query=self.side_query,
+            set_permission_mode=self.set_permission_mode,
+            provider=cfg.resolved_provider,
+            # Grep and Glob leave out what Read may not read (the policy's Read rules).
+            read_scope=getattr(self.permission_policy, "read_scope", None),
+            tool_references=self._tool_references(),
+            sandbox=cfg.options.sandbox,
+            bash_timeout_action=cfg.options.bash_timeout_action,
+            transcript_path=str(self.transcript_path),  # a subagent's is the session's: hooks get that one
+            agent_id=cfg.subagent.agent_id if cfg.subagent is not None else None,
+            agent_permission_mode=cfg.options.agent_permission_mode,
         )
 
     def user_invocation(self, prompt: str) -> UserInvocation | None:
@@ -372,7 +383,7 @@ class QueryEngine:
     def _prepend_messages(self) -> list[Any]:
         """Sent before the history on every request: the memory reminder and, when the
         model can load skills, their list (both stable for the session: cached)."""
-        if self.config.extra.get("omit_session_context"):
+        if self.config.options.omit_session_context:
             return []
         prepend = [meta_user_message(wrap_system_reminder(self.session_context.reminder()))]
         window = self.context_manager.thresholds(self.config.resolve(self.config.model)).context_window
@@ -382,7 +393,7 @@ class QueryEngine:
 
     def _tool_references(self) -> bool:
         """Whether ToolSearch loads tools by ``tool_reference`` blocks (keeps the cache)."""
-        enabled = tool_references_enabled(self.config.extra.get("tool_references"), provider=self.config.resolved_provider)
+        enabled = tool_references_enabled(self.config.options.tool_references, provider=self.config.resolved_provider)
         if self.tool_pool is not None:
             self.tool_pool.tool_references = enabled
         return enabled
@@ -421,7 +432,7 @@ class QueryEngine:
         attachments: list[Any] = []
         queued, self.pending_notifications = self.pending_notifications, []
         attachments += queued
-        if not self.config.extra.get("omit_session_context"):
+        if not self.config.options.omit_session_context:
             attachments += nested_memory_attachments(
                 tool_use_blocks, tool_results, tools=self.tools, cwd=self.tool_session.cwd, nested_memory=self.session_context.nested_memory
             )
@@ -458,7 +469,7 @@ class QueryEngine:
         model = cfg.resolve((invocation.model if invocation is not None else None) or cfg.model)
         tool_context = self._tool_context(abort)
         if invocation is not None and invocation.restriction is not None:  # its allowed-tools narrow this run
-            tool_context = replace(tool_context, options={**tool_context.options, ACTIVE_SKILL_OPTION: invocation.restriction})
+            tool_context = replace(tool_context, services=replace(tool_context.services, active_skill=invocation.restriction))
         return QueryParams(
             messages=list(self.messages),
             tool_use_context=tool_context,
@@ -473,7 +484,7 @@ class QueryEngine:
             system_prompt=build_system_prompt(prompt_parts, cwd=self.tool_session.cwd, model=model),
             prepend_messages=prepend,
             query_source=self.query_source,
-            subagent=SubagentInfo(**cfg.extra["subagent"]) if cfg.extra.get("subagent") else None,
+            subagent=cfg.subagent,
             model=model,
             fallback_model=cfg.resolve(cfg.fallback_model) if cfg.fallback_model else None,
             max_turns=cfg.max_turns,
@@ -482,7 +493,7 @@ class QueryEngine:
             token_budget=parse_token_budget(prompt_text),
             streaming_tool_execution=cfg.streaming_tool_execution,
             tool_definitions=self.tool_pool.tool_definitions if self.tool_pool is not None else None,
-            prompt_caching=prompt_caching_enabled(cfg.extra.get("prompt_caching")),
+            prompt_caching=prompt_caching_enabled(cfg.options.prompt_caching),
         )
 
     def _append(self, message: Any) -> None:
@@ -551,7 +562,7 @@ class QueryEngine:
                     notice = SystemMessage(level=level, subtype="mcp", content=line)
                     self._append(notice)
                     yield notice
-            git_status = None if self.config.extra.get("omit_session_context") else await self.session_context.git_status()
+            git_status = None if self.config.options.omit_session_context else await self.session_context.git_status()
             params = self._query_params(abort, text, git_status, invocation)
             async for event in query(params, self._query_deps()):
                 if isinstance(event, Terminal):
@@ -705,7 +716,7 @@ class QueryEngine:
         self.close()
         if self.tool_pool is not None:
             await self.tool_pool.aclose()
-        shells = self.tool_session.extra.get("background_shells")
+        shells = self.tool_session.resources.background_shells
         if shells is not None:
             await shells.kill_all()
 
@@ -725,3 +736,15 @@ async def ask(prompt: str, **engine_kwargs: Any) -> EngineResult:
         engine.close()
     assert result is not None
     return result
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "EngineConfig",
+    "EngineOptions",
+    "EngineResult",
+    "QueryEngine",
+    "UsageTotals",
+    "ask",
+    "default_model",
+]

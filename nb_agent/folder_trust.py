@@ -33,14 +33,12 @@ from nb_agent.permissions.settings import is_users_own, untrusted_settings_keys
 from nb_agent.skills.loader import COMMANDS_DIR, SKILLS_DIR, has_entries
 from nb_agent.trust import trust_answer
 
-__all__ = ["FOLDER_TRUST_KEY", "FolderTrust", "TrustState", "folder_applies", "folder_trust", "trust_reasons"]
+__all__ = ["FolderTrust", "TrustState", "folder_trust", "trust_reasons"]
 
 TrustState = Literal["trusted", "declined", "unanswered", "not_needed"]
 """``not_needed``: nothing in the folder would change the agent's behaviour; ``declined``:
 the user answered "Don't trust"; ``unanswered``: nobody answered (treated as untrusted)."""
 
-FOLDER_TRUST_KEY = "folder_trust"
-"""Where ``create_engine`` leaves the :class:`FolderTrust` it decided on, in ``EngineConfig.extra``."""
 SETTINGS_FILES = ("settings.json", "settings.local.json")
 PROJECT_MCP_FILE = ".mcp.json"
 AGENTS_DIR = Path(".claude") / "agents"
@@ -69,13 +67,6 @@ class FolderTrust:
             return f"trusted — {self.folder} ({what})"
         said = "you answered Don't trust" if self.state == "declined" else "not answered yet"
         return f"not trusted ({said}) — {self.folder}: {what} not used (its deny and ask rules still apply); %agent trust to trust it"
-
-
-def folder_applies(extra: dict[str, Any]) -> bool:
-    """Did the engine's maker find the folder's files may take effect? False when it did
-    not decide (an engine built by hand reads no git status)."""
-    decided = extra.get(FOLDER_TRUST_KEY)
-    return isinstance(decided, FolderTrust) and decided.applies
 
 
 def folder_trust(folder: Path, *, home: Path | None = None) -> FolderTrust:

@@ -239,6 +239,7 @@ def test_a_virtual_environment_inside_the_project_is_still_the_environment(tmp_p
     """Python's own directories are trusted even under the working directory (writes to
     them always ask; the sandbox keeps them read-only)."""
     import site
+
     import nb_agent.import_guard as g
 
     guard = g.ImportGuard()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.state_dir import default_state_dir
 from nb_agent.testing import Reply, ScriptedTransport, text
@@ -62,7 +62,7 @@ async def test_transcripts_do_not_follow_links_out_of_the_folder(world: dict[str
     assert (folder / ".nb_agent" / "sessions").resolve() == rc.resolve(), "the link really leads there"
     payload = f"Done. $(touch {world['markers'] / 'PWNED'})"
     transport = ScriptedTransport([Reply(content=[text(payload)])])
-    config = EngineConfig(cwd=folder, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=folder, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
     engine, warnings = create_engine(config=config, transport=transport, home=world["home"], agents=False, mcp=False)
     await collect(engine, "go")
     assert list(rc.iterdir()) == []

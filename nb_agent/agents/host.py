@@ -1,6 +1,6 @@
 """The subagents of one session: the agent catalog, the runs, background agents.
 
-A :class:`SubagentHost` sits in the parent engine's ``ToolSession.extra`` (so the Agent
+A :class:`SubagentHost` sits in the parent engine's ``ToolSession.resources`` (so the Agent
 tool finds it) and knows the engine its subagents are children of. Foreground runs are
 awaited by the Agent call; background runs are tasks on the event loop that outlive the
 submission and queue their final message on the parent, which takes it in at its next
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HOST_KEY = "nb_agent.subagents"
 MAX_SUBAGENT_DEPTH = 2
 """How deep subagents nest: the main agent's subagents (depth 1) may start subagents only
 when their definition lists ``Agent``; those (depth 2) never get the Agent tool."""
@@ -51,12 +50,7 @@ class SubagentHost:
     def bind(self, engine: QueryEngine) -> None:
         """Make ``engine`` the parent (a resumed session replaces the engine)."""
         self.parent = engine
-        engine.tool_session.extra[HOST_KEY] = self
-
-    @staticmethod
-    def of(extra: dict[str, Any]) -> SubagentHost | None:
-        host = extra.get(HOST_KEY)
-        return host if isinstance(host, SubagentHost) else None
+        engine.tool_session.resources.subagents = self
 
     # --- starting ---------------------------------------------------------------------------
     def depth_below(self, caller_id: str | None) -> int:

@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from nb_agent.abort import AbortController
 from nb_agent.agents.definition import AgentDefinition
 from nb_agent.agents.sidechain import SidechainTranscript, sidechain_path
+from nb_agent.hooks.types import SubagentInfo
 from nb_agent.model.pricing import Usage
-from nb_agent.permissions.policy import AGENT_MODE_OPTION
 from nb_agent.permissions.types import CanUseTool, PermissionDeny, PermissionMode, PermissionRequest
-from nb_agent.prompts import SystemPromptParts
-from nb_agent.tools.base import Tool, ToolSession
-from nb_agent.tools.services import AGENT_ID_OPTION
+from nb_agent.tools.base import Tool
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import DEFAULT_CONTEXT_WINDOW
 
@@ -172,47 +170,24 @@ def agent_permission_mode(definition: AgentDefinition, policy: Any, session_mode
 
 
 def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[Any]]) -> QueryEngine:
-    """A ``QueryEngine`` for ``run`` that shares the parent's transport, hooks, rules and
-    tool session resources, and keeps its own history, usage and sidechain transcript."""
-    from nb_agent.engine import EngineConfig, QueryEngine
-
+    """A ``QueryEngine`` for ``run`` forked from the parent (:meth:`QueryEngine.fork`): the
+    parent's transport, hooks, rules and shared tool resources; its own history, usage and
+    sidechain transcript."""
     definition, pc = run.definition, parent.config
     mode = agent_permission_mode(definition, parent.permission_policy, pc.permission_mode)
     run.transcript_path = sidechain_path(parent.session_dir, run.agent_id)
-    tool_options = {
-        **pc.extra.get("tool_options", {}),
+    config = pc.for_subagent(
+        SubagentInfo(agent_id=run.agent_id, agent_type=definition.name, agent_transcript_path=str(run.transcript_path)),
+        model=run.model,
+        permission_mode=mode,
         # Looked up at each decision, not frozen now: a background run outlives the cell whose
         # --permission-mode was in force when it started (that mode ends with the cell).
-        AGENT_MODE_OPTION: lambda: agent_permission_mode(definition, parent.permission_policy, parent.config.permission_mode),
-        AGENT_ID_OPTION: run.agent_id,  # its own todo list, not the parent's
-        "transcript_path": str(parent.transcript_path),  # hooks get the session's, as in Claude Code
-        "agent_transcript_path": str(run.transcript_path),
-    }
-    config = EngineConfig(
-        model=run.model,
-        fallback_model=pc.fallback_model,
-        provider=pc.provider,
+        live_permission_mode=lambda: agent_permission_mode(definition, parent.permission_policy, parent.config.permission_mode),
         max_turns=definition.max_turns,
-        max_output_tokens=pc.max_output_tokens,
-        permission_mode=mode,
         cwd=parent.tool_session.cwd,
-        state_dir=pc.state_dir,
-        system_prompt=SystemPromptParts(
-            agent_prompt=definition.prompt,
-            append=pc.system_prompt.append,
-            dynamic_sections=list(pc.system_prompt.dynamic_sections),
-        ),
-        streaming_tool_execution=pc.streaming_tool_execution,
-        thinking=pc.thinking,
-        extra={
-            **pc.extra,
-            "query_source": definition.query_source,
-            "omit_session_context": definition.omit_session_context,
-            "tool_use_summaries": False,
-            "notify_after_s": float("inf"),  # "waiting for your input" is the parent's to say
-            "tool_options": tool_options,
-            "subagent": {"agent_id": run.agent_id, "agent_type": definition.name, "agent_transcript_path": str(run.transcript_path)},
-        },
+        agent_prompt=definition.prompt,
+        query_source=definition.query_source,
+        omit_session_context=definition.omit_session_context,
     )
     pool = parent.tool_pool
     provider = ToolPoolProvider(
@@ -220,37 +195,19 @@ def build_child_engine(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
         mode=pool.mode if pool is not None else "off",
         context_window=pool.context_window if pool is not None else DEFAULT_CONTEXT_WINDOW,
     )
-    approver = background_denial(run.label) if run.background else naming_approver(parent.can_use_tool, run.label)
-    child = QueryEngine(
+    return parent.fork(
         config=config,
         tools=provider.assemble(),
         tool_pool=provider,
-        transport=parent.transport,
-        hooks=parent.hooks,
-        permission_policy=parent.permission_policy,
-        can_use_tool=approver,
-        session_id=parent.session_id,  # the session's id (hooks, tool results dir); its transcript is its own
-        # what changed around the main agent between its turns is told to it, not to a subagent
-        deps_overrides={k: v for k, v in parent.deps_overrides.items() if k != "between_turns"},
+        can_use_tool=background_denial(run.label) if run.background else naming_approver(parent.can_use_tool, run.label),
+        transcript=SidechainTranscript(
+            run.transcript_path,
+            session_id=parent.session_id,
+            agent_id=run.agent_id,
+            parent_tool_use_id=run.parent_tool_use_id,
+            agent_type=definition.name,
+        ),
     )
-    child.session_hooks.pending_start = None  # SessionStart is the session's, not each subagent's
-    child.transcript.close()
-    child.transcript = SidechainTranscript(
-        run.transcript_path,
-        session_id=parent.session_id,
-        agent_id=run.agent_id,
-        parent_tool_use_id=run.parent_tool_use_id,
-        agent_type=definition.name,
-    )
-    shared = parent.tool_session
-    child.tool_session = ToolSession(
-        cwd=shared.cwd,
-        read_file_state=shared.read_file_state.clone(),  # its reads do not vouch for the parent
-        session_dir=shared.session_dir,
-        additional_directories=list(shared.additional_directories),
-        extra=shared.extra,  # the kernel bridge, background shells and resource locks are shared
-    )
-    return child
 
 
 async def run_subagent(parent: QueryEngine, run: SubagentRun, tools: list[Tool[Any]]) -> SubagentOutcome:

@@ -14,11 +14,10 @@ from pydantic import BaseModel, Field
 
 from nb_agent.agents.definition import GENERAL_PURPOSE
 from nb_agent.agents.filtering import AGENT_TOOL_NAME
-from nb_agent.agents.host import MAX_SUBAGENT_DEPTH, SubagentHost
+from nb_agent.agents.host import MAX_SUBAGENT_DEPTH
 from nb_agent.agents.loader import AgentCatalog
 from nb_agent.agents.runner import SubagentOutcome
 from nb_agent.errors import ToolError
-from nb_agent.tools.services import AGENT_ID_OPTION
 from nb_agent.tools.base import InterruptBehavior, ProgressCallback, Tool, ToolResult, ToolUseContext
 
 COUNTED_STREAM_EVENTS = frozenset({"message_start", "message_delta"})
@@ -106,11 +105,11 @@ class AgentTool(Tool[AgentInput]):
         return "cancel"
 
     async def call(self, input: AgentInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        host = SubagentHost.of(ctx.session.extra)
+        host = ctx.session.resources.subagents
         if host is None:
             raise ToolError("Subagents are not available in this session.")
         definition = self._definition(input.subagent_type or GENERAL_PURPOSE, host.catalog)
-        depth = host.depth_below(ctx.options.get(AGENT_ID_OPTION))
+        depth = host.depth_below(ctx.services.agent_id)
         if depth > MAX_SUBAGENT_DEPTH:  # its tools never include Agent; a stale pool must not nest either
             raise ToolError(f"Subagents nest at most {MAX_SUBAGENT_DEPTH} deep: do this part yourself.")
         resolved = host.tools_for(definition, background=input.run_in_background, depth=depth)

@@ -5,15 +5,12 @@ autocompact      = effective − 13,000
 warning / error  = effective − 20,000
 blocking         = effective − 3,000
 
-Settings live in ``EngineConfig.extra["context"]`` (a :class:`ContextConfig` or a dict
-of its fields); ``extra["tool_use_summaries"] = True`` is a shortcut for the one most
-users want to flip.
+Settings live in ``EngineConfig.options.context`` (a :class:`ContextConfig`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass
 
 from nb_agent.model.models import model_info
 
@@ -62,19 +59,6 @@ class ContextConfig:
     summary_model: str | None = None
     """Model of tool-use summaries (default: the small fast model, see
     :func:`nb_agent.model.model_ids.small_fast_model`)."""
-
-    @classmethod
-    def from_extra(cls, extra: dict[str, Any]) -> ContextConfig:
-        raw = extra.get("context")
-        if isinstance(raw, ContextConfig):
-            config = raw
-        else:
-            known = {f.name for f in fields(cls)}
-            values = {k: v for k, v in (raw or {}).items() if k in known}
-            config = cls(**values)
-        if "tool_use_summaries" in extra:
-            config = replace(config, tool_use_summaries=bool(extra["tool_use_summaries"]))
-        return config
 
 
 @dataclass(frozen=True, kw_only=True)

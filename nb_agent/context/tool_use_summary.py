@@ -1,6 +1,6 @@
 """Tool-use summaries (SPEC §5, seed 002 §13): a one-line label for a batch of tool calls.
 
-Optional (``EngineConfig.extra["tool_use_summaries"] = True``). After a tool batch the
+Optional (``ContextConfig.tool_use_summaries``, in ``EngineConfig.options.context``). After a tool batch the
 loop starts :func:`generate_tool_use_summary` as a task; a small model (Haiku) answers in
 about a second while the main model streams its next response, and the loop yields the
 summary once both are done — it never waits for it. Any failure yields nothing.

@@ -22,11 +22,6 @@ if TYPE_CHECKING:
     from nb_agent.engine import QueryEngine
     from nb_agent.loop.state import CompactionResult
 
-DEFAULT_NOTIFY_AFTER_S = 30.0
-"""A run at least this long fires a Notification (``idle_prompt``) when it ends
-(``EngineConfig.extra["notify_after_s"]`` changes it)."""
-
-
 @dataclass(kw_only=True)
 class PromptGate:
     """What the UserPromptSubmit hooks decided about one prompt."""
@@ -95,7 +90,7 @@ class SessionHooks:
     # --- UserPromptSubmit ---------------------------------------------------------------------
     async def user_prompt_submit(self, prompt: str) -> PromptGate:
         hooks = self._engine.hooks
-        if not hooks.has("UserPromptSubmit") or self._engine.config.extra.get("subagent"):
+        if not hooks.has("UserPromptSubmit") or self._engine.config.subagent is not None:
             return PromptGate()  # a subagent's prompt comes from the agent, not the user
         try:
             result = await hooks.run("UserPromptSubmit", self._input("UserPromptSubmit", prompt=prompt), abort_signal=self._abort_signal())
@@ -155,7 +150,7 @@ class SessionHooks:
     def run_ended(self, duration_s: float, subtype: str) -> None:
         """A long run ended (not by the user's Stop): Notification ``idle_prompt``."""
         engine = self._engine
-        after = float(engine.config.extra.get("notify_after_s", DEFAULT_NOTIFY_AFTER_S))
+        after = engine.config.options.notify_after_s
         if subtype in ("interrupted", "prompt_blocked") or duration_s < after:
             return
         engine.background_hooks.fire(

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KERNEL_BRIDGE_KEY = "nb_agent.kernel"
-"""Where the kernel bridge sits in ``ToolSession.extra`` (for tools other than ours)."""
 NOTEBOOK_PROMPT = """\
 # Working in a Jupyter notebook
 You run inside the user's Jupyter kernel; the user talks to you from %%agent cells.
@@ -128,14 +126,14 @@ class KernelEngineFactory:
     """The kernel's checkpoint store (every engine of the kernel checkpoints into it)."""
 
     def config(self) -> EngineConfig:
-        from nb_agent.engine import EngineConfig
+        from nb_agent.engine_config import EngineConfig, EngineOptions
 
         kwargs: dict[str, Any] = {
             "max_turns": self.settings.max_turns,
             "cwd": Path.cwd(),
             "state_dir": self.state_dir(),
             "system_prompt": self.system_prompt(),
-            "extra": {"notify_after_s": self.settings.notify_after},
+            "options": EngineOptions(notify_after_s=self.settings.notify_after),
         }
         if self.settings.model:
             kwargs["model"] = self.settings.model
@@ -167,7 +165,7 @@ class KernelEngineFactory:
         for warning in warnings:
             if not warning.startswith("folder trust:"):  # said on the run and in %agent status
                 self.warn(warning)
-        engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge()
+        engine.tool_session.resources.kernel = self.bridge()  # for tools other than ours
         engine.deps_overrides["between_turns"] = self.between_turns
         if engine.tool_pool is not None and not os.environ.get(CASSETTE_ENV):
             # a broken MCP server must not hold up the first answer; a replay waits for every
@@ -182,20 +180,7 @@ class KernelEngineFactory:
     def carry_on(self, transcript: Path, template: Any) -> tuple[QueryEngine, list[str]]:
         """The conversation saved in ``transcript``, carried on with ``template``'s parts
         (policy with its session rules, hooks, tool pool and MCP servers, subagents)."""
-        from nb_agent.engine import QueryEngine
-
-        engine, warnings = QueryEngine.resume(
-            transcript,
-            config=template.config,
-            tools=template.tools,
-            tool_pool=template.tool_pool,
-            hooks=template.hooks,
-            permission_policy=template.permission_policy,
-            can_use_tool=self.can_use_tool,
-            checkpoints=self.checkpoints(),
-        )
-        engine.tool_session.additional_directories = list(template.tool_session.additional_directories)
-        engine.tool_session.extra[KERNEL_BRIDGE_KEY] = self.bridge()
+        engine, warnings = template.carry_on(transcript, can_use_tool=self.can_use_tool)
         host = subagent_host(template)
         if host is not None:  # the same host: its background agents report to the resumed session
             from nb_agent.agents import attach_subagents
@@ -218,18 +203,14 @@ def quiet_mcp_library() -> None:
 
 
 def subagent_host(engine: Any) -> Any:
-    from nb_agent.agents import SubagentHost
-
-    return SubagentHost.of(engine.tool_session.extra)
+    return engine.tool_session.resources.subagents
 
 
 def sandbox_runtime(engine: Any, *, create: bool = False) -> Any:
     """The engine's Bash sandbox; without an engine, one read from the settings files
     when ``create`` (so ``%agent sandbox`` works before the first run), else None."""
-    from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION
-
     if engine is not None:
-        return engine.config.extra.get("tool_options", {}).get(SANDBOX_OPTION)
+        return engine.config.options.sandbox
     if not create:
         return None
     from nb_agent.permissions.settings import load_settings

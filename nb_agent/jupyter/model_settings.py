@@ -11,13 +11,11 @@ MODEL_SETTINGS = frozenset({"provider", "fallback_model", "auto_compact"})
 
 def apply_model_settings(config: Any, settings: Any, context_manager: Any = None) -> None:
     """Carry ``settings`` (the traitlets) into an ``EngineConfig`` (and a live context manager)."""
-    from nb_agent.context.config import ContextConfig
     from nb_agent.model.providers import parse_provider
 
     config.provider = parse_provider(settings.provider) if settings.provider else None
     config.fallback_model = settings.fallback_model or None
-    context = ContextConfig.from_extra(config.extra)
-    config.extra["context"] = replace(context, auto_compact=bool(settings.auto_compact))
+    config.options.context = replace(config.options.context, auto_compact=bool(settings.auto_compact))
     if context_manager is not None:
         context_manager.config = replace(context_manager.config, auto_compact=bool(settings.auto_compact))
 
@@ -36,7 +34,7 @@ def apply_setting(engine: Any, settings: Any, name: str, value: Any) -> None:
     elif name == "max_turns":
         engine.config.max_turns = value
     elif name == "notify_after":
-        engine.config.extra["notify_after_s"] = value
+        engine.config.options.notify_after_s = value
     elif name == "permission_mode":
         engine.config.permission_mode = value
         if hasattr(engine.permission_policy, "set_mode"):

@@ -50,10 +50,8 @@ def end_session_now(engine: Any, reason: str) -> None:
 
 def kill_background_shells(engine: Any) -> None:
     try:
-        from nb_agent.tools.bash.background import BackgroundShells
-
-        registry = engine.tool_session.extra.get(BackgroundShells.SESSION_KEY)
-        if isinstance(registry, BackgroundShells):
+        registry = engine.tool_session.resources.background_shells
+        if registry is not None:
             registry.kill_all_now()
     except Exception:  # noqa: BLE001 - best effort (also runs at exit)
         pass

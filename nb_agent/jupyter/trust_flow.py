@@ -55,16 +55,14 @@ class FolderTrustFlow:
 
     def match(self, trust: Any) -> QueryEngine:
         """The engine, built (again) for ``trust`` when the one there was built otherwise."""
-        from nb_agent.folder_trust import FOLDER_TRUST_KEY
-
         session = self.session
         old = session.engine
         if old is None:
             session.engine = session.factory.create(trust)
             return session.engine
-        built = old.config.extra.get(FOLDER_TRUST_KEY)
+        built = old.config.folder_trust
         if built is not None and built.applies == trust.applies:
-            old.config.extra[FOLDER_TRUST_KEY] = trust
+            old.config.folder_trust = trust
             return old
         fresh = session.factory.create(trust)
         policy: Any = old.permission_policy

@@ -47,7 +47,12 @@ from nb_agent.messages import (
 from nb_agent.model.client import ModelRequest
 from nb_agent.model.errors import classify, is_model_api_error, stop_failure_kind
 from nb_agent.model.models import max_output_tokens_for
-from nb_agent.model.prompt_cache import MAX_BREAKPOINTS, count_breakpoints, with_message_breakpoints, without_cache_control
+from nb_agent.model.prompt_cache import (
+    MAX_BREAKPOINTS,
+    count_breakpoints,
+    with_message_breakpoints,
+    without_cache_control,
+)
 from nb_agent.tools.base import ToolUseContext
 from nb_agent.tools.executor import StreamingToolExecutor
 from nb_agent.tools.pipeline import ToolUpdate
@@ -503,7 +508,7 @@ def _stop_hook_input(params: QueryParams, state: State, turn: _Turn, event: Hook
         cwd=str(ctx.cwd),
         permission_mode=ctx.permission_mode,
         stop_hook_active=state.stop_hook_active,
-        transcript_path=str(ctx.options.get("transcript_path", "")),
+        transcript_path=ctx.services.transcript_path,
         agent_id=agent.agent_id if agent else None,
         agent_type=agent.agent_type if agent else None,
         agent_transcript_path=agent.agent_transcript_path if agent else None,

@@ -17,8 +17,8 @@ So a request carries (SPEC §6, Claude Code's placement):
 Everything before these markers must stay byte-identical between requests of a session:
 per-request text (reminders, timestamps) goes only into the newest message.
 
-``DISABLE_PROMPT_CACHING`` (Claude Code's variable) or ``EngineConfig.extra
-["prompt_caching"] = False`` removes every marker.
+``DISABLE_PROMPT_CACHING`` (Claude Code's variable) or ``EngineOptions.prompt_caching =
+False`` removes every marker.
 """
 
 from __future__ import annotations

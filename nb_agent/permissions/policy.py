@@ -54,10 +54,6 @@ def is_protected_config_path(path: Path) -> bool:
     return protected_reason(path) is not None
 
 
-AGENT_MODE_OPTION = "agent_permission_mode"
-"""``ToolUseContext.options`` key carrying a subagent's own permission mode."""
-
-
 class RuleBasedPolicy(PermissionPolicy):
     """Allow / deny / ask from settings, caller and session rules plus the mode.
 
@@ -157,11 +153,11 @@ class RuleBasedPolicy(PermissionPolicy):
     # --- the decision chain ------------------------------------------------------------
     def effective_mode(self, ctx: ToolUseContext) -> PermissionMode:
         """Plan mode (the session's or the context's) always wins; otherwise a subagent's
-        own ``permissionMode`` (``ctx.options[AGENT_MODE_OPTION]``), else the session's."""
+        own ``permissionMode`` (``ctx.services.agent_permission_mode``), else the session's."""
         if ctx.permission_mode == "plan" or self._mode == "plan":
             return "plan"
-        agent_mode = ctx.options.get(AGENT_MODE_OPTION)
-        if callable(agent_mode):  # a subagent's: computed from the session's mode as it is now
+        agent_mode = ctx.services.agent_permission_mode
+        if agent_mode is not None:  # a subagent's: computed from the session's mode as it is now
             agent_mode = agent_mode()
         return agent_mode if agent_mode in PERMISSION_MODES else self._mode
 

@@ -20,10 +20,8 @@ from nb_agent.permissions.types import PermissionAsk
 if TYPE_CHECKING:
     from nb_agent.tools.base import Tool, ToolUseContext
 
-__all__ = ["ACTIVE_SKILL_OPTION", "ToolRestriction", "restriction_ask"]
+__all__ = ["ToolRestriction", "restriction_ask"]
 
-ACTIVE_SKILL_OPTION = "active_skill_restriction"
-"""Where the active restriction sits in ``ToolUseContext.options`` for the rest of the run."""
 NEVER_HELD = frozenset({"TodoWrite", "Skill", "ToolSearch"})
 
 
@@ -60,5 +58,5 @@ class ToolRestriction:
 
 def restriction_ask(tool: Tool[Any], input: Any, ctx: ToolUseContext) -> PermissionAsk | None:
     """The ask the active skill's ``allowed-tools`` adds to an allowed call, if any."""
-    restriction = ctx.options.get(ACTIVE_SKILL_OPTION)
-    return restriction.ask_for(tool, input, ctx) if isinstance(restriction, ToolRestriction) else None
+    restriction = ctx.services.active_skill
+    return restriction.ask_for(tool, input, ctx) if restriction is not None else None

@@ -19,10 +19,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from nb_agent.errors import ToolError
-from nb_agent.permissions.restriction import ACTIVE_SKILL_OPTION, ToolRestriction
+from nb_agent.permissions.restriction import ToolRestriction
 from nb_agent.skills.definition import SkillDefinition
-from nb_agent.skills.loader import SkillCatalog
 from nb_agent.skills.listing import listing_budget, skill_listing
+from nb_agent.skills.loader import SkillCatalog
 from nb_agent.tools.base import InterruptBehavior, ProgressCallback, Tool, ToolResult, ToolUseContext, find_tool
 
 __all__ = ["SKILL_TOOL_NAME", "SkillInput", "SkillTool", "listing_for_tools", "loaded_skill_text", "skill_files"]
@@ -120,7 +120,7 @@ class SkillTool(Tool[SkillInput]):
             return ToolResult(data=text)
         restriction = ToolRestriction.of(f"/{skill.name}", skill.allowed_tools, root=ctx.session.cwd)
         # Not concurrency-safe, so this applies to the rest of the run: its allowed-tools narrow it.
-        return ToolResult(data=text, context_modifier=lambda c: replace(c, options={**c.options, ACTIVE_SKILL_OPTION: restriction}))
+        return ToolResult(data=text, context_modifier=lambda c: replace(c, services=replace(c.services, active_skill=restriction)))
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
         return str(data)

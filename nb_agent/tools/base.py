@@ -20,6 +20,7 @@ from nb_agent.abort import AbortController
 from nb_agent.messages import ContentBlock
 from nb_agent.permissions.types import PermissionAllow, PermissionDecision, PermissionMode
 from nb_agent.tools.file_state_cache import FileStateCache
+from nb_agent.tools.services import SessionResources, ToolServices
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
@@ -53,8 +54,19 @@ class ToolSession:
     session_dir: Path | None = None
     """Where this session keeps tool results, background output and the like."""
     additional_directories: list[Path] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Per-session objects of other layers (background shells, the kernel bridge, …)."""
+    resources: SessionResources = field(default_factory=SessionResources)
+    """What every agent of the session shares (background shells, subagents, locks, …)."""
+
+    def fork(self) -> ToolSession:
+        """A subagent's tool session: the same folder, resources and directories; its own
+        copy of what was read (its reads do not vouch for the parent's Edit)."""
+        return ToolSession(
+            cwd=self.cwd,
+            read_file_state=self.read_file_state.clone(),
+            session_dir=self.session_dir,
+            additional_directories=list(self.additional_directories),
+            resources=self.resources,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,7 +81,8 @@ class ToolUseContext:
     messages: Sequence[Any] = ()
     session_id: str = ""
     query_source: str = "repl_main_thread"
-    options: dict[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
+    """What the run offers the call beyond this context (side model call, sandbox, …)."""
     tool_use_id: str | None = None
     """The id of the tool_use being run (set by the pipeline for the call it makes)."""
 

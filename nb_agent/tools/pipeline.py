@@ -155,7 +155,7 @@ class _ToolCall:
             tool_name=self.tool.name,
             tool_input=raw_input,
             tool_use_id=self.tool_use_id,
-            transcript_path=str(self.ctx.options.get("transcript_path", "")),
+            transcript_path=self.ctx.services.transcript_path,
             permission_mode=self.ctx.permission_mode,
             **kw,
         )
@@ -332,7 +332,7 @@ class _ToolCall:
             hook_event_name="Notification",
             session_id=self.ctx.session_id,
             cwd=str(self.ctx.cwd),
-            transcript_path=str(self.ctx.options.get("transcript_path", "")),
+            transcript_path=self.ctx.services.transcript_path,
             permission_mode=self.ctx.permission_mode,
             message=f"Claude needs your permission to use {self.tool.name}",
             notification_type="permission_prompt",
@@ -487,12 +487,9 @@ async def _race_abort(awaitable: Any, ctx: ToolUseContext) -> Any:
             task.cancel()
 
 
-RESOURCE_LOCKS_KEY = "nb_agent.resource_locks"
-
-
 def shared_resource_lock(session: ToolSession, name: str) -> asyncio.Lock:
-    """The lock of a resource shared by every agent of a session (they share ``extra``)."""
-    locks: dict[str, asyncio.Lock] = session.extra.setdefault(RESOURCE_LOCKS_KEY, {})
+    """The lock of a resource shared by every agent of a session (they share its resources)."""
+    locks = session.resources.resource_locks
     lock = locks.get(name)
     if lock is None:
         lock = locks[name] = asyncio.Lock()

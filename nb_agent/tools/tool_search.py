@@ -52,8 +52,6 @@ AUTO_THRESHOLD_FRACTION = 0.10
 CHARS_PER_TOKEN = 4
 DISCOVERED_TOOLS_KIND = "discovered_tools"
 TOOL_REFERENCES_ENV = "NB_AGENT_TOOL_REFERENCES"
-TOOL_REFERENCES_OPTION = "tool_references"
-"""``ToolUseContext.options`` key: ToolSearch answers with ``tool_reference`` blocks."""
 MAX_SELECT_NAMES = 50
 
 _MODE_ALIASES: dict[str, ToolSearchMode] = {
@@ -305,7 +303,7 @@ class ToolSearchTool(Tool[ToolSearchInput]):
     """Finds deferred tools and loads their definitions for the following requests.
 
     Put it among the built-ins of the pool. It searches the session's full tool pool:
-    ``pool_provider()`` if given, else ``ctx.options["tool_pool"]``, else ``ctx.tools``
+    ``pool_provider()`` if given, else ``ctx.tools``
     (the engine's ``ctx.tools`` is the whole pool, deferred tools included).
     """
 
@@ -340,7 +338,7 @@ class ToolSearchTool(Tool[ToolSearchInput]):
 
     async def call(self, input: ToolSearchInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         output = self.search(self._pool(ctx), input.query, max_results=input.max_results)
-        if ctx.options.get(TOOL_REFERENCES_OPTION):
+        if ctx.services.tool_references:
             output = output.model_copy(update={"references": True})
         return ToolResult(data=output)
 
@@ -377,8 +375,7 @@ class ToolSearchTool(Tool[ToolSearchInput]):
     def _pool(self, ctx: ToolUseContext) -> Sequence[Tool[Any]]:
         if self._pool_provider is not None:
             return self._pool_provider()
-        pool = ctx.options.get("tool_pool")
-        return pool if pool is not None else ctx.tools
+        return ctx.tools
 
     def _index_for(self, tools: list[Tool[Any]]) -> ToolSearchIndex:
         # Rebuilt only when the candidate set changes (servers connect, lists change).

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import ScriptedTransport
 from nb_agent.testing.routing import RoutedScript
@@ -39,7 +39,7 @@ def make_agent_engine(project: Path, home: Path):
     ) -> tuple[QueryEngine, RoutedScript]:
         script = RoutedScript(routes)
         kwargs.setdefault("trust", True)  # these projects' agents are the subject: a trusted folder
-        config = kwargs.pop("config", None) or EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+        config = kwargs.pop("config", None) or EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
         engine, warnings = create_engine(
             config=config,
             tools=list(tools) if tools is not None else [RecordingTool("Echo")],

@@ -27,7 +27,7 @@ async def test_background_completion_arrives_at_the_next_submission(make_agent_e
     assert out.result.subtype == "success"
     [launched] = out.tool_results
     assert "Async agent launched successfully" in launched["content"] and not launched.get("is_error")
-    host = engine.tool_session.extra["nb_agent.subagents"]
+    host = engine.tool_session.resources.subagents
     [run] = host.background_runs()
     assert not run.finished, "the submission ended while the agent still works"
     await asyncio.wait_for(run.task, timeout=10)
@@ -61,7 +61,7 @@ async def test_a_background_agent_cannot_ask_its_ask_is_a_denial(make_agent_engi
         can_use_tool=approver,
     )
     await collect(engine, "go")
-    [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
+    [run] = engine.tool_session.resources.subagents.background_runs()
     await asyncio.wait_for(run.task, timeout=10)
     assert not asked and not guarded.calls
     denial = script.requests_by_route["[bg]"][1]["messages"][-1]["content"][0]
@@ -78,7 +78,7 @@ async def test_stop_by_id_prefix(make_agent_engine):
         tools=[echo],
     )
     await collect(engine, "go")
-    host = engine.tool_session.extra["nb_agent.subagents"]
+    host = engine.tool_session.resources.subagents
     [run] = host.background_runs()
     while not echo.calls:
         await asyncio.sleep(0.01)
@@ -104,7 +104,7 @@ async def test_background_agents_survive_the_parents_stop(make_agent_engine):
         await asyncio.sleep(0.01)
     engine.interrupt()
     await task
-    [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
+    [run] = engine.tool_session.resources.subagents.background_runs()
     await asyncio.wait_for(run.task, timeout=20)  # a guard against hanging, not a speed check
     assert run.status == "completed" and run.text == "done anyway"
 
@@ -120,7 +120,7 @@ async def test_a_background_result_reaches_a_running_conversation_at_its_next_tu
         pass
 
     async def wait_for_agents(_input, ctx):  # the main agent keeps working meanwhile
-        host = ctx.session.extra["nb_agent.subagents"]
+        host = ctx.session.resources.subagents
         await asyncio.gather(*(r.task for r in host.background_runs()))
         return "waited"
 
@@ -185,6 +185,6 @@ async def test_a_background_agent_does_not_keep_a_cells_permission_mode(make_age
     policy.set_mode("default")  # the cell ended: its mode is put back
     engine.config.permission_mode = "default"
     gate.set()
-    [run] = engine.tool_session.extra["nb_agent.subagents"].background_runs()
+    [run] = engine.tool_session.resources.subagents.background_runs()
     await asyncio.wait_for(run.task, timeout=30)  # generous: only "finished" vs "stuck"
     assert writer.calls == [], "the Write ran in the cell's bypassPermissions after the cell ended"

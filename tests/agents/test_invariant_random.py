@@ -61,7 +61,7 @@ async def one_run(make_agent_engine, rng: random.Random, index: int) -> None:
     assert_history_invariant(engine.messages)
     for request in script.requests:
         assert_tool_result_invariant(request["messages"])
-    host = engine.tool_session.extra["nb_agent.subagents"]
+    host = engine.tool_session.resources.subagents
     for run in host.runs.values():
         assert run.finished
         if run.transcript_path is not None and run.transcript_path.exists():

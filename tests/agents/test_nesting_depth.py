@@ -21,7 +21,7 @@ async def test_nesting_stops_at_the_cap(make_agent_engine, project) -> None:
     engine, script = make_agent_engine(routes)
     out = await collect(engine, "nest")
     assert out.result.subtype == "success"
-    host = engine.tool_session.extra["nb_agent.subagents"]
+    host = engine.tool_session.resources.subagents
     depths = sorted(run.depth for run in host.runs.values())
     assert depths == list(range(1, MAX_SUBAGENT_DEPTH + 1)), depths
     deepest = script.requests_by_route[f"[n{MAX_SUBAGENT_DEPTH}]"]

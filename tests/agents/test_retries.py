@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.retry import RetryPolicy
 from nb_agent.testing import Reply, overloaded_error, text, tool_use
 from nb_agent.testing.collect import collect
@@ -18,7 +18,7 @@ async def test_a_subagent_retries_an_overload(make_agent_engine, project, agent_
     agents.mkdir(parents=True)
     (agents / "date-checker.md").write_text("---\nname: date-checker\ndescription: checks dates\n---\nCheck dates.\n")
     recorder = RetryRecorder()
-    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": RetryPolicy(sleep=recorder, random=lambda: 0.0)})
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=RetryPolicy(sleep=recorder, random=lambda: 0.0)))
     call = tool_use("Agent", {"description": "look", "prompt": "[sub] look around", "subagent_type": agent_type}, id="toolu_agent")
     engine, script = make_agent_engine(
         {"": [Reply(content=[call]), Reply(content=[text("all good")])], "[sub]": [overloaded_error(), Reply(content=[text("found it")])]},

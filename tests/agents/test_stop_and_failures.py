@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from nb_agent.testing import ErrorReply, Reply, text, tool_use
-from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
+from nb_agent.testing.collect import assert_history_invariant, collect
 from nb_agent.testing.tools import RecordingTool
 from nb_agent.transcript import load_transcript
 
@@ -32,7 +32,7 @@ async def test_stop_cancels_three_running_subagents(make_agent_engine):
     task = asyncio.ensure_future(run())
     while len(echo.calls) < 3:  # all three subagents are inside their tool call
         await asyncio.sleep(0.01)
-    host = engine.tool_session.extra["nb_agent.subagents"]
+    host = engine.tool_session.resources.subagents
     runs = list(host.runs.values())
     engine.interrupt()
     # Generous: only separates "waited for the subagents' 100 s sleeps" from "did not" (shared

@@ -3,11 +3,10 @@ status line, ``%agent todos``) is not replaced by it."""
 
 from __future__ import annotations
 
-from nb_agent.agents.host import HOST_KEY
-from nb_agent.tools.interaction import TodoWriteTool
-from nb_agent.tools.interaction.todos import current_todos
 from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import collect
+from nb_agent.tools.interaction import TodoWriteTool
+from nb_agent.tools.interaction.todos import current_todos
 
 MAIN = [{"content": "Plan the analysis", "status": "in_progress", "activeForm": "Planning the analysis"}]
 SUB = [{"content": "List the files", "status": "in_progress", "activeForm": "Listing the files"}]
@@ -29,5 +28,5 @@ async def test_a_subagents_todos_do_not_replace_the_main_list(make_agent_engine)
     assert out.result.subtype == "success", out.result
     script.assert_exhausted()
     assert [t.content for t in current_todos(engine.tool_session)] == ["Plan the analysis"]
-    [agent_id] = engine.tool_session.extra[HOST_KEY].runs
+    [agent_id] = engine.tool_session.resources.subagents.runs
     assert [t.content for t in current_todos(engine.tool_session, agent_id)] == ["List the files"]

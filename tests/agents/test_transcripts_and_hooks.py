@@ -25,7 +25,7 @@ async def test_each_subagent_has_a_sidechain_transcript_linked_to_its_call(make_
         "[b]": [Reply(content=[text("b ok")])],
     })
     await collect(engine, "go")
-    runs = {r.parent_tool_use_id: r for r in engine.tool_session.extra["nb_agent.subagents"].runs.values()}
+    runs = {r.parent_tool_use_id: r for r in engine.tool_session.resources.subagents.runs.values()}
     path_a = runs["toolu_a"].transcript_path
     assert path_a == engine.session_dir / "subagents" / f"agent-{runs['toolu_a'].agent_id}.jsonl"
     entries = [json.loads(line) for line in path_a.read_text().splitlines()]
@@ -152,7 +152,7 @@ async def test_an_agents_own_mcp_server_starts_for_it_and_stops_after(make_agent
     echoed = script.requests_by_route["[m]"][1]["messages"][-1]["content"][0]
     assert not echoed.get("is_error") and "hi" in str(echoed["content"])
     assert out.tool_results[0]["content"].startswith("the server said hi")
-    [run] = engine.tool_session.extra["nb_agent.subagents"].runs.values()
+    [run] = engine.tool_session.resources.subagents.runs.values()
     assert [server.status for server in run.own_servers.list_servers()] == ["closed"]
 
 

@@ -16,6 +16,7 @@ import pytest
 from nb_agent.testing import FakeAnthropicServer
 from nb_agent.testing.jupyterlab import CHROMIUM, Lab, start_lab, stop_lab
 
+
 @pytest.fixture(scope="module")
 def model_server() -> Iterator[FakeAnthropicServer]:
     server = FakeAnthropicServer([]).start()

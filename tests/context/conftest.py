@@ -13,7 +13,7 @@ from nb_agent.context.compact import SUMMARY_SYSTEM_PROMPT
 from nb_agent.context.config import ContextConfig
 from nb_agent.context.tokens import estimate_api_messages_tokens, estimate_text_tokens
 from nb_agent.context.tool_use_summary import SUMMARY_PROMPT
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, text
 from nb_agent.testing.tools import FunctionTool
@@ -98,11 +98,9 @@ def make_sized_tool(name: str = "Fetch", *, max_result_size_chars: float = 10_00
 
 @pytest.fixture
 def make_engine(tmp_path: Path):
-    def make(transport: Any, *, context: ContextConfig | None = None, model: str = "claude-sonnet-4-6", extra: dict[str, Any] | None = None, **kwargs: Any) -> QueryEngine:
+    def make(transport: Any, *, context: ContextConfig | None = None, model: str = "claude-sonnet-4-6", **kwargs: Any) -> QueryEngine:
         config = EngineConfig(
-            cwd=tmp_path,
-            model=model,
-            extra={"retry_policy": NO_RETRIES, "context": context or ContextConfig(), **(extra or {})},
+            cwd=tmp_path, model=model, options=EngineOptions(retry_policy=NO_RETRIES, context=context or ContextConfig())
         )
         return QueryEngine(config=config, transport=transport, **kwargs)
 

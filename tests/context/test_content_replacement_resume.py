@@ -7,7 +7,7 @@ import json
 
 from nb_agent.context.config import ContextConfig
 from nb_agent.context.tool_result_storage import PERSISTED_OUTPUT_TAG
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import collect
@@ -34,7 +34,7 @@ async def _original(make_engine, sized_tool) -> tuple[QueryEngine, ScriptedTrans
 
 
 def _resume(engine: QueryEngine, sized_tool, transport: ScriptedTransport) -> tuple[QueryEngine, list[str]]:
-    config = EngineConfig(cwd=engine.config.cwd, model=engine.config.model, extra={"retry_policy": NO_RETRIES, "context": BUDGET})
+    config = EngineConfig(cwd=engine.config.cwd, model=engine.config.model, options=EngineOptions(retry_policy=NO_RETRIES, context=BUDGET))
     return QueryEngine.resume(engine.transcript_path, config=config, transport=transport, tools=[sized_tool("Fetch")])
 
 

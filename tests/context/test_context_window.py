@@ -48,11 +48,13 @@ def test_thresholds_for_small_output_models_and_overrides():
     assert (small.autocompact, small.blocking) == (27_000, 37_000)
 
 
-def test_context_config_from_engine_extra():
-    assert ContextConfig.from_extra({}).tool_use_summaries is False
-    assert ContextConfig.from_extra({"tool_use_summaries": True}).tool_use_summaries is True
-    config = ContextConfig.from_extra({"context": {"auto_compact": False, "unknown_option": 1}})
-    assert config.auto_compact is False
+def test_context_config_reaches_the_engine(tmp_path):
+    from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
+
+    assert QueryEngine(config=EngineConfig(cwd=tmp_path)).context_manager.config.tool_use_summaries is False
+    options = EngineOptions(context=ContextConfig(auto_compact=False, tool_use_summaries=True))
+    config = QueryEngine(config=EngineConfig(cwd=tmp_path, options=options)).context_manager.config
+    assert config.auto_compact is False and config.tool_use_summaries is True
 
 
 def test_the_last_reported_usage_anchors_the_count():

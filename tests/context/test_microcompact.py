@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from nb_agent.context.config import ContextConfig
 from nb_agent.context.microcompact import CLEARED_MESSAGE, MicrocompactState, microcompact_messages
 from nb_agent.context.tokens import IMAGE_TOKENS, estimate_message_tokens
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.messages import AssistantMessage, UserMessage, tool_result_message
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
@@ -63,7 +63,7 @@ async def test_after_an_hour_old_results_are_cleared_and_stay_cleared(make_engin
     assert sorted(i for i, c in _results(transport.requests[-1]).items() if c == CLEARED_MESSAGE) == ["t0", "t1"]
 
     engine.transcript.close()
-    config = EngineConfig(cwd=engine.config.cwd, model=engine.config.model, extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=engine.config.cwd, model=engine.config.model, options=EngineOptions(retry_policy=NO_RETRIES))
     resumed_transport = ScriptedTransport([Reply(content=[text("resumed")])])
     resumed, _ = QueryEngine.resume(engine.transcript_path, config=config, transport=resumed_transport, tools=[sized_tool("Grep"), sized_tool("Fetch")])
     resumed.context_manager.clock = clock

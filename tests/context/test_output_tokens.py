@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from nb_agent.engine import EngineOptions
 from nb_agent.loop.query import MAX_OUTPUT_TOKENS_RECOVERY_TEXT
 from nb_agent.testing import Reply, ScriptedTransport, text
 from nb_agent.testing.collect import collect
@@ -43,7 +44,7 @@ async def test_a_configured_cap_is_bounded_by_the_model(make_engine, tmp_path, m
     from nb_agent.model.retry import NO_RETRIES
 
     transport = ScriptedTransport([Reply(content=[text("ok")])])
-    config = EngineConfig(cwd=tmp_path, model=model, max_output_tokens=configured, extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=tmp_path, model=model, max_output_tokens=configured, options=EngineOptions(retry_policy=NO_RETRIES))
     await collect(QueryEngine(config=config, transport=transport), "hi")
     assert transport.requests[0]["max_tokens"] == sent
 

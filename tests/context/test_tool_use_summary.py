@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from nb_agent.context.config import ContextConfig
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
 from nb_agent.testing import ErrorReply, Reply, text, tool_use
 from nb_agent.testing.collect import collect
@@ -20,7 +21,7 @@ def _turns(delay: float = 0.0) -> list[Reply]:
 
 async def test_a_summary_arrives_during_the_next_call(make_engine, fake_model):
     model = fake_model(_turns(delay=0.02), tool_summaries=[Reply(content=[text("Echoed a and b\nsecond line")], model="claude-haiku-4-5")])
-    engine = make_engine(model.transport(), extra={"tool_use_summaries": True}, tools=[RecordingTool("Echo")])
+    engine = make_engine(model.transport(), context=ContextConfig(tool_use_summaries=True), tools=[RecordingTool("Echo")])
     out = await collect(engine, "echo")
     assert out.result.subtype == "success"
     [summary] = out.of_type("tool_use_summary")
@@ -37,7 +38,7 @@ async def test_the_summary_uses_the_small_fast_model_from_the_environment(make_e
     monkeypatch.setenv("ANTHROPIC_DEFAULT_HAIKU_MODEL", "claude-haiku-4-5-20251001")
     monkeypatch.setenv("ANTHROPIC_SMALL_FAST_MODEL", "my-small-model")
     model = fake_model(_turns(delay=0.02), tool_summaries=[Reply(content=[text("Echoed")])])
-    engine = make_engine(model.transport(), extra={"tool_use_summaries": True}, tools=[RecordingTool("Echo")])
+    engine = make_engine(model.transport(), context=ContextConfig(tool_use_summaries=True), tools=[RecordingTool("Echo")])
     await collect(engine, "echo")
     [request] = model.tool_summary_requests
     assert request["model"] == "my-small-model"
@@ -45,7 +46,7 @@ async def test_the_summary_uses_the_small_fast_model_from_the_environment(make_e
 
 async def test_a_failing_summary_is_ignored(make_engine, fake_model):
     model = fake_model(_turns(), tool_summaries=[ErrorReply(status=529, error_type="overloaded_error")])
-    engine = make_engine(model.transport(), extra={"tool_use_summaries": True}, tools=[RecordingTool("Echo")])
+    engine = make_engine(model.transport(), context=ContextConfig(tool_use_summaries=True), tools=[RecordingTool("Echo")])
     out = await collect(engine, "echo")
     assert out.result.subtype == "success" and not out.of_type("tool_use_summary")
 
@@ -53,7 +54,7 @@ async def test_a_failing_summary_is_ignored(make_engine, fake_model):
 async def test_a_slow_summary_never_holds_up_the_run(make_engine, fake_model):
     slow = Reply(content=[text("late label")], stream_duration=60.0, chunk_size=1)
     model = fake_model(_turns(), tool_summaries=[slow])
-    engine = make_engine(model.transport(), extra={"tool_use_summaries": True}, tools=[RecordingTool("Echo")])
+    engine = make_engine(model.transport(), context=ContextConfig(tool_use_summaries=True), tools=[RecordingTool("Echo")])
     started = time.monotonic()
     out = await collect(engine, "echo")
     # Generous: only separates "waited for the 60 s summary" from "did not" (shared machines);

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import ScriptedTransport
 
@@ -15,7 +15,7 @@ def make_engine(tmp_path: Path):
     def make(turns: list[Any], **kwargs: Any) -> tuple[QueryEngine, ScriptedTransport]:
         transport = ScriptedTransport(turns)
         # No retries by default: these tests watch faults reach the loop (retries: tests/model).
-        config = kwargs.pop("config", None) or EngineConfig(cwd=tmp_path, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+        config = kwargs.pop("config", None) or EngineConfig(cwd=tmp_path, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
         engine = QueryEngine(config=config, transport=transport, **kwargs)
         return engine, transport
 

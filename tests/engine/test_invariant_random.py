@@ -11,9 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from nb_agent.engine import EngineConfig, EngineResult, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, EngineResult, QueryEngine
 from nb_agent.model.retry import NO_RETRIES, RetryPolicy
-from nb_agent.model.retry import NO_RETRIES
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk, PermissionDeny, PermissionPolicy
 from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, text, thinking, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant
@@ -144,7 +143,7 @@ async def test_randomized_invariant(tmp_path: Path):
         transport = SwitchableTransport()
         engine = QueryEngine(
             # faults must reach the loop: the retry policy is tested in tests/model/test_retry_*.py
-            config=EngineConfig(cwd=tmp_path, streaming_tool_execution=block % 3 != 2, extra={"retry_policy": NO_RETRIES}),
+            config=EngineConfig(cwd=tmp_path, streaming_tool_execution=block % 3 != 2, options=EngineOptions(retry_policy=NO_RETRIES)),
             tools=tools,
             transport=transport,
             permission_policy=RandomPolicy(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.retry import RetryPolicy
 from nb_agent.testing import ErrorReply, Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
@@ -12,7 +12,7 @@ FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.001, jitter=0)
 
 
 def _config(tmp_path, **kw):
-    return EngineConfig(cwd=tmp_path, model="claude-sonnet-4-6", extra={"retry_policy": FAST}, **kw)
+    return EngineConfig(cwd=tmp_path, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=FAST), **kw)
 
 
 async def test_three_overloaded_answers_switch_to_the_fallback_model(make_engine, tmp_path):

@@ -30,7 +30,7 @@ async def test_the_transcript_is_written_as_messages_arrive(make_engine):
     snapshots: list[list[dict]] = []
 
     async def peek(input, ctx):
-        snapshots.append(_entries(Path(ctx.options["transcript_path"])))
+        snapshots.append(_entries(Path(ctx.services.transcript_path)))
         return "peeked"
 
     engine, _ = make_engine(

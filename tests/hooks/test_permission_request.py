@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.hooks import HookInput, HookOutput, Hooks
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny
@@ -35,7 +35,7 @@ def _engine(tmp_path: Path, turns, hook, *, approver=None, **kw):
     project.mkdir(exist_ok=True)
     home.mkdir(exist_ok=True)
     transport = ScriptedTransport(turns)
-    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
     engine, _ = create_engine(config=config, transport=transport, home=home, agents=False, mcp=False, can_use_tool=approver, **kw)
     if hook is not None:
         engine.hooks.add("PermissionRequest", hook)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.model_ids import small_fast_model
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
@@ -22,7 +22,7 @@ def _engine(tmp_path: Path, turns, hooks: dict, *, env: dict | None = None):
     project.mkdir()
     (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))  # the user's own hooks
     transport = ScriptedTransport(turns)
-    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
     engine, warnings = create_engine(config=config, transport=transport, home=home, agents=False, mcp=False)
     assert warnings == [], warnings
     return engine, transport, project

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, QueryEngine, EngineOptions
 from nb_agent.hooks import HookInput, HookOutput, Hooks
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, rate_limit_error, text, tool_use
@@ -38,7 +38,7 @@ async def test_stop_failure_runs_instead_of_stop_with_the_error_kind(tmp_path, r
     hooks.add("StopFailure", recorder("StopFailure"), matcher=kind)
     turns = [Reply(content=[text("Working on it."), tool_use("Echo", {"value": "x"}, id="t1")]), reply]
     engine = QueryEngine(
-        config=EngineConfig(cwd=tmp_path, extra={"retry_policy": NO_RETRIES}),
+        config=EngineConfig(cwd=tmp_path, options=EngineOptions(retry_policy=NO_RETRIES)),
         transport=ScriptedTransport(turns),
         tools=[RecordingTool("Echo")],
         hooks=hooks,

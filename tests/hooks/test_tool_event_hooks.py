@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+from nb_agent.abort import AbortController
 from nb_agent.errors import ToolError
 from nb_agent.hooks.types import SubagentInfo
 from nb_agent.loop.query import query
@@ -16,7 +17,7 @@ from nb_agent.testing.collect import assert_tool_result_invariant, collect
 from nb_agent.testing.tools import FunctionTool, RecordingTool
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.pipeline import ToolRunDeps
-from nb_agent.abort import AbortController
+from nb_agent.tools.services import ToolServices
 
 from .conftest import one, settings_hooks
 
@@ -143,7 +144,7 @@ async def test_notification_fires_when_the_user_is_asked(hook_engine, scripts):
 async def test_notification_when_a_long_run_ends(hook_engine, scripts):
     hooks = settings_hooks({"Notification": one(scripts.command("notify", exit=3), matcher="idle_prompt")})
     engine, _ = hook_engine([Reply(content=[text("done")]), Reply(content=[text("again")])], hooks, [])
-    engine.config.extra["notify_after_s"] = 0
+    engine.config.options.notify_after_s = 0
     await collect(engine, "go")
     await engine.background_hooks.wait(5)
     [note] = scripts.inputs("notify")
@@ -167,7 +168,7 @@ async def _subagent_loop(tmp_path, hooks, turns):
         tools=[],
         session=ToolSession(cwd=tmp_path),
         session_id="parent-session",
-        options={"transcript_path": "/parent.jsonl"},
+        services=ToolServices(transcript_path="/parent.jsonl"),
     )
     params = QueryParams(
         messages=[UserMessage(content="find the churn labels")],

@@ -98,13 +98,13 @@ def test_sandbox_option_rejects_other_values():
 def test_sandbox_option_holds_for_the_cell_only(tmp_path):
     from types import SimpleNamespace
 
-    from nb_agent.engine import EngineConfig
+    from nb_agent.engine import EngineConfig, EngineOptions
     from nb_agent.jupyter.cell_run import apply_overrides
     from nb_agent.jupyter.engine_factory import sandbox_runtime
-    from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, SandboxRuntime
+    from nb_agent.tools.bash.sandbox import SandboxRuntime
 
     runtime = SandboxRuntime(project_dir=tmp_path)
-    engine = SimpleNamespace(config=EngineConfig(cwd=tmp_path, extra={"tool_options": {SANDBOX_OPTION: runtime}}), permission_policy=object())
+    engine = SimpleNamespace(config=EngineConfig(cwd=tmp_path, options=EngineOptions(sandbox=runtime)), permission_policy=object())
     assert sandbox_runtime(engine) is runtime
     restore = apply_overrides(engine, parse_cell_options("--sandbox on"), sandbox_runtime(engine))
     assert runtime.enabled and runtime.override is True

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nb_agent.context.config import ContextConfig, thresholds_for
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.jupyter.cell_view import status_snapshot
 from nb_agent.jupyter.view.run_state import RunState
 from nb_agent.jupyter.view.status_line import status_text
@@ -16,7 +16,7 @@ MODEL = "claude-sonnet-4-6"
 
 
 def _line(tmp_path, tokens: int, *, auto_compact: bool) -> str:
-    engine = QueryEngine(config=EngineConfig(cwd=tmp_path, model=MODEL, extra={"context": {"auto_compact": auto_compact}}))
+    engine = QueryEngine(config=EngineConfig(cwd=tmp_path, model=MODEL, options=EngineOptions(context=ContextConfig(auto_compact=auto_compact))))
     before = engine.usage.total
     engine.usage.add(MODEL, Usage(input_tokens=tokens, output_tokens=10))
     return status_text(status_snapshot(RunState(), engine, before, context_window=200_000))

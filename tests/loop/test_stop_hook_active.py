@@ -3,7 +3,7 @@ model then uses a tool (a hook that uses the flag as its loop guard must not loo
 
 from __future__ import annotations
 
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.hooks import HookInput, HookOutput, Hooks
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
@@ -29,7 +29,7 @@ async def test_the_flag_survives_a_tool_turn_after_the_block(tmp_path) -> None:
         Reply(content=[text("should never be needed")]),
     ]
     engine = QueryEngine(
-        config=EngineConfig(cwd=tmp_path, extra={"retry_policy": NO_RETRIES}),
+        config=EngineConfig(cwd=tmp_path, options=EngineOptions(retry_policy=NO_RETRIES)),
         transport=ScriptedTransport(turns),
         tools=[RecordingTool("Echo")],
         hooks=hooks,

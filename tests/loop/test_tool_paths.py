@@ -18,16 +18,16 @@ async def test_an_unsafe_tools_context_modifier_reaches_the_next_turn(streaming)
     seen_options = []
 
     async def set_mode(input, ctx):
-        return ToolResult(data="mode set", context_modifier=lambda c: replace(c, options={**c.options, "mode": input.value}))
+        return ToolResult(data="mode set", context_modifier=lambda c: replace(c, permission_mode=input.value))
 
     async def read_mode(input, ctx):
-        seen_options.append(ctx.options.get("mode"))
-        return str(ctx.options.get("mode"))
+        seen_options.append(ctx.permission_mode)
+        return ctx.permission_mode
 
     tools = [FunctionTool("SetMode", set_mode, RecordingInput), FunctionTool("ReadMode", read_mode, RecordingInput)]
     run = await run_query(
         [
-            Reply(content=[tool_use("SetMode", {"value": "fast"})]),
+            Reply(content=[tool_use("SetMode", {"value": "acceptEdits"})]),
             Reply(content=[tool_use("ReadMode", {})]),
             Reply(content=[text("done")]),
         ],
@@ -35,7 +35,7 @@ async def test_an_unsafe_tools_context_modifier_reaches_the_next_turn(streaming)
         streaming_tool_execution=streaming,
     )
     assert run.terminal.reason == "completed"
-    assert seen_options == ["fast"]
+    assert seen_options == ["acceptEdits"]
 
 
 @pytest.mark.parametrize("streaming", [True, False])

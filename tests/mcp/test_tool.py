@@ -11,7 +11,6 @@ from nb_agent.errors import InputValidationError, ToolError
 from nb_agent.mcp import McpTool, mcp_tool_name
 from nb_agent.mcp.tool import MAX_DESCRIPTION_CHARS
 
-
 SCHEMA = {
     "type": "object",
     "properties": {

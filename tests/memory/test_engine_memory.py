@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import collect
@@ -14,7 +14,7 @@ from nb_agent.testing.collect import collect
 
 def _engine(project: Path, home: Path, turns, **kw):
     transport = ScriptedTransport(turns)
-    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
     engine, _ = create_engine(config=config, transport=transport, home=home, agents=False, mcp=False, **kw)
     return engine, transport
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.prompt_cache import breakpoint_positions, count_breakpoints, with_message_breakpoints
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, ScriptedTransport, text, tool_use
@@ -43,8 +43,9 @@ def test_marking_copies_and_skips_thinking_and_empty_text():
     assert with_message_breakpoints(history, budget=1) == [history[0], history[1], marked[2]]
 
 
-def _engine(tmp_path: Path, transport, **extra) -> QueryEngine:
-    return QueryEngine(config=EngineConfig(cwd=tmp_path, model="claude-sonnet-4-6", extra=extra), transport=transport, tools=[RecordingTool("Echo")])
+def _engine(tmp_path: Path, transport, **options) -> QueryEngine:
+    config = EngineConfig(cwd=tmp_path, model="claude-sonnet-4-6", options=EngineOptions(**options))
+    return QueryEngine(config=config, transport=transport, tools=[RecordingTool("Echo")])
 
 
 def _turns() -> list[Reply]:

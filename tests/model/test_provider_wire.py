@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.engine import EngineConfig, QueryEngine
-from nb_agent.model.pricing import Usage
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.providers import Provider
 from nb_agent.model.retry import RetryPolicy
 from nb_agent.testing import ErrorReply, FakeAnthropicServer, Reply, text, tool_use
@@ -29,7 +28,7 @@ def _turns() -> list:
 
 
 def _engine(tmp_path: Path) -> QueryEngine:
-    config = EngineConfig(cwd=tmp_path, model="sonnet", extra={"retry_policy": FAST_RETRIES})
+    config = EngineConfig(cwd=tmp_path, model="sonnet", options=EngineOptions(retry_policy=FAST_RETRIES))
     return QueryEngine(config=config, tools=[RecordingTool("Echo")])
 
 

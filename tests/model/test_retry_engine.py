@@ -8,18 +8,27 @@ import asyncio
 import json
 from pathlib import Path
 
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import RetryPolicy
-from nb_agent.testing.retry import RetryRecorder
-from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, overloaded_error, prompt_too_long_error, rate_limit_error, text, tool_use
+from nb_agent.testing import (
+    ErrorReply,
+    Reply,
+    ScriptedTransport,
+    overloaded_error,
+    prompt_too_long_error,
+    rate_limit_error,
+    text,
+    tool_use,
+)
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
+from nb_agent.testing.retry import RetryRecorder
 from nb_agent.testing.tools import RecordingTool
 
 
 def _engine(tmp_path: Path, turns, *, fallback: str | None = None, tools=(), sleep=None) -> tuple[QueryEngine, ScriptedTransport, RetryRecorder]:
     recorder = RetryRecorder()
     policy = RetryPolicy(sleep=sleep or recorder, random=lambda: 0.0)
-    config = EngineConfig(cwd=tmp_path, model="claude-opus-4-6", fallback_model=fallback, extra={"retry_policy": policy})
+    config = EngineConfig(cwd=tmp_path, model="claude-opus-4-6", fallback_model=fallback, options=EngineOptions(retry_policy=policy))
     transport = ScriptedTransport(turns)
     return QueryEngine(config=config, transport=transport, tools=list(tools)), transport, recorder
 

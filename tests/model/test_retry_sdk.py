@@ -7,10 +7,10 @@ import pytest
 
 from nb_agent.engine import EngineConfig, QueryEngine
 from nb_agent.model.retry import RetryPolicy
-from nb_agent.testing.retry import RetryRecorder
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, overloaded_error, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
+from nb_agent.testing.retry import RetryRecorder
 from nb_agent.testing.tools import RecordingTool
 
 
@@ -24,7 +24,7 @@ async def test_mid_stream_fault_then_success(config: EngineConfig, fault):
     first = Reply(content=[text("Checking."), tool_use("Echo", {"value": "a"}, id="t_lost"), text("z" * 300)], **fault)
     turns = [first, overloaded_error(), Reply(content=[tool_use("Echo", {"value": "b"}, id="t_kept")]), Reply(content=[text("done")])]
     recorder = RetryRecorder()
-    config.extra["retry_policy"] = RetryPolicy(sleep=recorder, random=lambda: 0.0)
+    config.options.retry_policy = RetryPolicy(sleep=recorder, random=lambda: 0.0)
     async with FakeAnthropicServer(turns) as server:
         engine = QueryEngine(config=config, tools=[echo], transport=AnthropicTransport(client=server.client()))
         out = await collect(engine, "go")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import collect, tool_results_sent
@@ -28,7 +28,7 @@ async def test_a_denied_path_looks_the_same_whether_it_exists_or_not(tmp_path, t
     paths = {"exists": str(project / "secrets" / "big.env"), "missing": str(project / "secrets" / "none.env")}
     turns = [Reply(content=[tool_use(tool, CALLS[tool](p), id=f"t_{k}")]) for k, p in paths.items()] + [Reply(content=[text("ok")])]
     transport = ScriptedTransport(turns)
-    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
     engine, _ = create_engine(
         config=config, transport=transport, home=home, agents=False, mcp=False, permission_mode="acceptEdits",
         deny=["Edit(secrets/**)", "Read(secrets/**)"],

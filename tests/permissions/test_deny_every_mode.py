@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from nb_agent.permissions import PermissionDeny, RuleBasedPolicy
-
 from nb_agent.permissions.types import PERMISSION_MODES as MODES
 
 # (tool attribute, input, deny rule); the call matches the rule.

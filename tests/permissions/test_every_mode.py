@@ -17,7 +17,8 @@ from nb_agent.permissions import RuleBasedPolicy
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk, PermissionDeny
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.bash import BashTool
-from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, SandboxAvailability, SandboxRuntime, SandboxSettings
+from nb_agent.tools.bash.sandbox import SandboxAvailability, SandboxRuntime, SandboxSettings
+from nb_agent.tools.services import ToolServices
 
 BASH = BashTool()
 MODES = ["default", "acceptEdits", "bypassPermissions", "plan"]
@@ -46,8 +47,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 def decide(world: dict[str, Path], command: str, *, mode: str = "default", sandbox: SandboxRuntime | None = None,
            **rules: list[str]) -> object:
     policy = RuleBasedPolicy(project_dir=world["project"], home=world["home"], mode=mode, **rules)  # type: ignore[arg-type]
-    options = {SANDBOX_OPTION: sandbox} if sandbox is not None else {}
-    ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=world["project"]), options=options)
+    ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=world["project"]),
+                         services=ToolServices(sandbox=sandbox))
     return asyncio.run(policy.decide(BASH, BASH.parse_input({"command": command}), ctx))
 
 
@@ -221,7 +222,7 @@ def test_the_sandbox_auto_allows_only_what_rules_and_protection_leave(world: dic
     disabled = BASH.parse_input({"command": "touch x", "dangerouslyDisableSandbox": True})
     policy = RuleBasedPolicy(project_dir=world["project"], home=world["home"])
     ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=world["project"]),
-                         options={SANDBOX_OPTION: sandbox})
+                         services=ToolServices(sandbox=sandbox))
     assert isinstance(asyncio.run(policy.decide(BASH, disabled, ctx)), PermissionAsk)
 
 

@@ -8,7 +8,6 @@ from nb_agent.permissions import PermissionAllow, PermissionAsk, PermissionDeny,
 from nb_agent.tools.base import ToolUseContext
 
 
-
 async def test_read_only_mcp_tool_still_asks_then_allow_rule_allows(project: Path, home: Path, make_ctx, tools) -> None:
     tool = tools.mcp_list_repos
     tool.read_only = True  # the server said readOnlyHint: true

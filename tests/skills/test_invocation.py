@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig
+from nb_agent.engine import EngineConfig, EngineOptions
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.skills.invocation import parse_invocation
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
@@ -29,7 +29,7 @@ def _engine(tmp_path: Path, turns, **kw):
     _write(home / ".claude/skills/shell-ok/SKILL.md", "---\ndescription: May use Bash\nallowed-tools: Bash\n---\nUse the shell.\n")
     _write(project / "notes.txt", "hello\n")
     transport = ScriptedTransport(turns)
-    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+    config = EngineConfig(cwd=project, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
     engine, _ = create_engine(config=config, transport=transport, home=home, agents=False, mcp=False, **kw)
     return engine, transport, project
 

@@ -109,7 +109,7 @@ async def test_a_bad_concurrency_setting_falls_back_to_the_default(monkeypatch):
 
 def _marking_tool(name: str, *, safe: bool) -> FunctionTool:
     async def fn(input, ctx):
-        return ToolResult(data="ok", context_modifier=lambda c: replace(c, options={**c.options, "touched_by": name}))
+        return ToolResult(data="ok", context_modifier=lambda c: replace(c, query_source=f"touched by {name}"))
 
     return FunctionTool(name, fn, RecordingInput, concurrency_safe=safe)
 
@@ -117,9 +117,9 @@ def _marking_tool(name: str, *, safe: bool) -> FunctionTool:
 async def test_context_modifier_applies_only_for_unsafe_tools():
     executor = _executor(_marking_tool("SafeMod", safe=True), _marking_tool("UnsafeMod", safe=False))
     await _run(executor, [tool_use("SafeMod", {})])
-    assert "touched_by" not in executor.context.options
+    assert executor.context.query_source == "repl_main_thread"
     await _run(executor, [tool_use("UnsafeMod", {})])
-    assert executor.context.options["touched_by"] == "UnsafeMod"
+    assert executor.context.query_source == "touched by UnsafeMod"
 
 
 async def test_concurrency_safety_is_computed_from_the_input():

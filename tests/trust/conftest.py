@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from nb_agent.agent import create_engine
-from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import ScriptedTransport
 
@@ -95,7 +95,7 @@ def make_engine(home: Path) -> MakeEngine:
 
     def make(cwd: Path, turns: list[Any], **kwargs: Any) -> tuple[QueryEngine, list[str], ScriptedTransport]:
         transport = ScriptedTransport(turns)
-        config = EngineConfig(cwd=cwd, model="claude-sonnet-4-6", extra={"retry_policy": NO_RETRIES})
+        config = EngineConfig(cwd=cwd, model="claude-sonnet-4-6", options=EngineOptions(retry_policy=NO_RETRIES))
         kwargs.setdefault("agents", False)
         engine, warnings = create_engine(config=config, transport=transport, home=home, **kwargs)
         return engine, warnings, transport

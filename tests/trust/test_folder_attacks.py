@@ -411,8 +411,7 @@ async def test_project_agents_load_only_in_a_trusted_folder(folder, make_engine,
     if trusted:
         set_trust(folder, True, home=home)
     engine, warnings, _ = make_engine(folder, [], agents=True, mcp=False)
-    from nb_agent.agents import SubagentHost
 
-    names = {d.name for d in SubagentHost.of(engine.tool_session.extra).catalog.definitions}
+    names = {d.name for d in engine.tool_session.resources.subagents.catalog.definitions}
     assert ("evil" in names) is trusted
     assert any("project agents not loaded" in w for w in warnings) is not trusted

@@ -9,9 +9,7 @@ if TYPE_CHECKING:
 
 
 def _host(session: KernelAgentSession) -> Any:
-    from nb_agent.agents import SubagentHost
-
-    return SubagentHost.of(session.ensure_engine().tool_session.extra)
+    return session.ensure_engine().tool_session.resources.subagents
 
 
 def agents(session: KernelAgentSession, _arg: str | None = None) -> None:

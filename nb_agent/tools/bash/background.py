@@ -2,7 +2,7 @@
 when they hit their timeout, plus the tools that read (``BashOutput``) and stop
 (``KillShell``) them.
 
-The registry lives in ``ToolSession.extra["background_shells"]``, so shells belong to a
+The registry lives in ``ToolSession.resources.background_shells``, so shells belong to a
 session and outlive the tool call (and the cell) that started them.
 """
 
@@ -12,7 +12,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -87,8 +87,6 @@ class BackgroundShell:
 class BackgroundShells:
     """The background shells of one session, by id (``bash_1``, ``bash_2``, …)."""
 
-    SESSION_KEY: ClassVar[str] = "background_shells"
-
     def __init__(self) -> None:
         self._shells: dict[str, BackgroundShell] = {}
         self._counter = 0
@@ -96,10 +94,9 @@ class BackgroundShells:
     @classmethod
     def for_session(cls, session: ToolSession) -> BackgroundShells:
         """The session's registry, created on first use."""
-        registry = session.extra.get(cls.SESSION_KEY)
-        if not isinstance(registry, BackgroundShells):
-            registry = cls()
-            session.extra[cls.SESSION_KEY] = registry
+        registry = session.resources.background_shells
+        if registry is None:
+            registry = session.resources.background_shells = cls()
         return registry
 
     def adopt(self, command: RunningCommand, *, description: str | None = None) -> BackgroundShell:

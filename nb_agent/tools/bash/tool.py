@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,11 +27,12 @@ from nb_agent.tools.base import (
     ToolUseContext,
     ValidationResult,
 )
-from nb_agent.tools.bash.background import BackgroundShells
-from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION, SandboxDecision, SandboxRuntime, command_wrapper
-from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
 from nb_agent.tools.bash import output_cap
+from nb_agent.tools.bash.background import BackgroundShells
+from nb_agent.tools.bash.sandbox.runtime import SandboxDecision, SandboxRuntime, command_wrapper
+from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
 from nb_agent.tools.bash.shell import RunningCommand, default_output_dir, read_output_slice, start_command
+from nb_agent.tools.services import TimeoutAction
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -39,10 +40,6 @@ BASH_MAX_RESULT_CHARS = 30_000
 _NOTES_RESERVE_CHARS = 1_000
 """Room kept for the notes after the output, so the whole result stays under the cap
 (and is not persisted a second time by the executor's large-result handling)."""
-
-TimeoutAction = Literal["background", "kill"]
-TIMEOUT_ACTION_OPTION = "bash_timeout_action"
-"""``ctx.options`` key: what a foreground timeout does, ``"background"`` (default) or ``"kill"``."""
 
 class BashInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -236,10 +233,9 @@ class BashTool(Tool[BashInput]):
 def sandbox_runtime(ctx: ToolUseContext) -> SandboxRuntime:
     """The session's sandbox (``create_engine`` configures it from the settings files); a
     default one, kept in the session, when the engine was built without it."""
-    runtime = ctx.options.get(SANDBOX_OPTION) or ctx.session.extra.get(SANDBOX_OPTION)
-    if not isinstance(runtime, SandboxRuntime):
-        runtime = SandboxRuntime(project_dir=ctx.session.cwd)
-        ctx.session.extra[SANDBOX_OPTION] = runtime
+    runtime = ctx.services.sandbox or ctx.session.resources.sandbox
+    if runtime is None:
+        runtime = ctx.session.resources.sandbox = SandboxRuntime(project_dir=ctx.session.cwd)
     return runtime
 
 
@@ -314,8 +310,7 @@ def _usable_cwd(session: ToolSession) -> tuple[Path, str | None]:
 
 
 def _timeout_action(ctx: ToolUseContext) -> TimeoutAction:
-    action = ctx.options.get(TIMEOUT_ACTION_OPTION, "background")
-    return "kill" if action == "kill" else "background"
+    return ctx.services.bash_timeout_action
 
 
 def _last_command_name(command: str) -> str | None:

@@ -114,7 +114,7 @@ class GlobTool(Tool[GlobInput]):
         root, pattern = split_pattern(input.pattern, expand_path(input.path or ".", ctx.cwd))
         found = RecencyCollector(root)  # stats each path while rg is still walking
         args = build_rg_args(pattern)
-        for glob in denied_read_globs(ctx.options, ctx, root):
+        for glob in denied_read_globs(ctx, root):
             args += ["--glob", glob]  # last, so they win over the pattern
         output = await run_rg(args, cwd=root, abort_signal=ctx.abort_signal, on_lines=found.add)
         if output.returncode == 2 and not output.stdout:

@@ -179,7 +179,7 @@ class GrepTool(Tool[GrepInput]):
         path = Path(os.path.realpath(expand_path(input.path or ".", ctx.cwd)))
         run_in = path if path.is_dir() else path.parent
         args = build_rg_args(input, os.fspath(path))
-        for glob in denied_read_globs(ctx.options, ctx, run_in):
+        for glob in denied_read_globs(ctx, run_in):
             args[-1:-1] = ["--glob", glob]  # last, so they win over the input's globs
         # files_with_matches is sorted newest first: stat the files while rg still searches.
         found = RecencyCollector() if input.output_mode == "files_with_matches" else None

@@ -12,25 +12,23 @@ import difflib
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from nb_agent.errors import ToolError
 
+if TYPE_CHECKING:
+    from nb_agent.tools.base import ToolUseContext
 
-READ_SCOPE_OPTION = "read_scope"
-"""``ctx.options`` key: a callable ``ctx -> ReadScope`` (the permission policy's), whose
-``denied_globs(root)`` lists what Grep and Glob must leave out."""
-
-
-def denied_read_globs(options: dict[str, Any], ctx: Any, root: Path) -> list[str]:
+def denied_read_globs(ctx: ToolUseContext, root: Path) -> list[str]:
     """ripgrep ``--glob`` exclusions for files under ``root`` that the Read deny or ask
-    rules cover, so a search never returns what Read would refuse or ask for."""
-    provider = options.get(READ_SCOPE_OPTION)
-    if provider is None:
+    rules cover (``ctx.services.read_scope``, the permission policy's), so a search never
+    returns what Read would refuse or ask for."""
+    scope = ctx.services.read_scope
+    if scope is None:
         return []
-    return list(provider(ctx).denied_globs(root))
+    return list(scope(ctx).denied_globs(root))
 
 
 def expand_path(raw: str, cwd: Path) -> Path:

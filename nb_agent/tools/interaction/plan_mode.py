@@ -1,7 +1,7 @@
 """EnterPlanMode and ExitPlanMode (Claude Code's schemas).
 
-The session's permission mode is changed through ``ctx.options[SET_MODE_OPTION]`` (the
-engine puts its setter there) and, for the rest of the running submission, through a
+The session's permission mode is changed through ``ctx.services.set_permission_mode``
+(the engine puts its setter there) and, for the rest of the running submission, through a
 context modifier (both tools are not concurrency-safe, so the modifier applies).
 
 ExitPlanMode always asks: the frontend shows the plan with *Approve* (``updated_input``
@@ -20,7 +20,6 @@ from nb_agent.errors import ToolError
 from nb_agent.permissions.types import PermissionMode
 from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
 from nb_agent.tools.interaction.base import UserPromptTool
-from nb_agent.tools.services import SET_MODE_OPTION
 
 APPROVED_MODES: tuple[str, ...] = ("default", "acceptEdits")
 
@@ -38,7 +37,7 @@ ENTERED_TEXT = (
 
 
 def _switch_mode(ctx: ToolUseContext, mode: PermissionMode) -> None:
-    setter = ctx.options.get(SET_MODE_OPTION)
+    setter = ctx.services.set_permission_mode
     if setter is None:
         raise ToolError("The permission mode cannot be changed in this session.")
     setter(mode)

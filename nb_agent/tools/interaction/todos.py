@@ -1,6 +1,6 @@
 """TodoWrite (Claude Code's schema): the agent's checklist for the current task.
 
-The list lives in the session (``ToolSession.extra``), so it is kept across the
+The list lives in the session (``ToolSession.resources.todos``), so it is kept across the
 conversation's submissions (a notebook's ``%%agent`` cells) and shown by the views; a
 resumed conversation gets back its last list from the transcript (the call's structured
 result). A
@@ -18,10 +18,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext
-from nb_agent.tools.services import AGENT_ID_OPTION
-
-TODOS_KEY = "todos"
-"""Where the current list sits in ``ToolSession.extra`` (a list of :class:`TodoItem`)."""
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
@@ -63,15 +59,9 @@ class TodoWriteInput(BaseModel):
     todos: list[TodoItem] = Field(description="The updated todo list")
 
 
-def todos_key(agent_id: str | None = None) -> str:
-    """The ``ToolSession.extra`` key of the main conversation's list, or a subagent's."""
-    return TODOS_KEY if agent_id is None else f"{TODOS_KEY}:{agent_id}"
-
-
 def current_todos(session: ToolSession, agent_id: str | None = None) -> list[TodoItem]:
     """The main conversation's list, or ``agent_id``'s (empty before the first TodoWrite)."""
-    todos = session.extra.get(todos_key(agent_id))
-    return list(todos) if isinstance(todos, list) else []
+    return list(session.resources.todos.get(agent_id, []))
 
 
 def todos_text(todos: list[TodoItem]) -> str:
@@ -102,9 +92,9 @@ class TodoWriteTool(Tool[TodoWriteInput]):
         return True  # only the session's own list changes: no file, no outside state
 
     async def call(self, input: TodoWriteInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        agent_id = ctx.options.get(AGENT_ID_OPTION)
+        agent_id = ctx.services.agent_id
         old = current_todos(ctx.session, agent_id)
-        ctx.session.extra[todos_key(agent_id)] = _kept(input.todos)
+        ctx.session.resources.todos[agent_id] = _kept(input.todos)
         data = {
             "oldTodos": [t.model_dump() for t in old],
             "newTodos": [t.model_dump() for t in input.todos],
@@ -120,9 +110,9 @@ class TodoWriteTool(Tool[TodoWriteInput]):
                     todos = [TodoItem.model_validate(t) for t in data["newTodos"]]
                 except ValueError:
                     continue  # not this tool's result after all
-                session.extra[TODOS_KEY] = _kept(todos)
+                session.resources.todos[None] = _kept(todos)
                 return
-        session.extra.pop(TODOS_KEY, None)  # a conversation cut back before its first list has none
+        session.resources.todos.pop(None, None)  # a conversation cut back before its first list has none
 
     def map_result_to_block(self, data: Any, tool_use_id: str) -> str:
         if isinstance(data, str):  # an error the pipeline already worded

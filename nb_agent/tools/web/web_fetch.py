@@ -17,16 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext, ValidationResult
+from nb_agent.tools.services import side_query
 from nb_agent.tools.web.base import WebReadTool
-from nb_agent.tools.services import PROVIDER_OPTION, side_query
 from nb_agent.tools.web.cache import TtlCache
 from nb_agent.tools.web.model_choice import small_fast_model
 from nb_agent.tools.web.page import DEFAULT_TIMEOUT_S, CrossHostRedirect, FetchedPage, fetch_page, parse_url
 
 MAX_CONTENT_CHARS = 100_000
 """The page content given to the side call (and the tool's result cap)."""
-CACHE_KEY = "web_fetch_cache"
-"""``ToolSession.extra`` key of the session's page cache."""
 ANSWER_MAX_TOKENS = 2048
 QUERY_SOURCE = "web_fetch_apply_prompt"
 
@@ -127,9 +125,9 @@ class WebFetchTool(WebReadTool):
         return ValidationResult.passed()
 
     def _cache(self, ctx: ToolUseContext) -> TtlCache[FetchedPage]:
-        cache = ctx.session.extra.get(CACHE_KEY)
-        if not isinstance(cache, TtlCache):
-            cache = ctx.session.extra[CACHE_KEY] = TtlCache()
+        cache = ctx.session.resources.web_cache
+        if cache is None:
+            cache = ctx.session.resources.web_cache = TtlCache()
         return cache
 
     async def fetch(self, url: str, ctx: ToolUseContext) -> tuple[FetchedPage | CrossHostRedirect, bool]:
@@ -156,7 +154,7 @@ class WebFetchTool(WebReadTool):
             text = redirect_text(page, input.prompt)
             return ToolResult(data={"url": input.url, "code": page.status, "codeText": page.reason, "bytes": 0, "result": text,
                                     "redirect": page.redirect_url, "durationMs": _ms(started)})  # fmt: skip
-        model = small_fast_model(ctx.options.get(PROVIDER_OPTION))
+        model = small_fast_model(ctx.services.provider)
         on_progress({"message": f"Reading {page.bytes:,} bytes with {model}"})
         request = apply_prompt_request(page, input.prompt, model=model)
         answer = _answer_text(await side_query(ctx)(request, query_source=QUERY_SOURCE))

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ProgressCallback, ToolResult, ToolUseContext
+from nb_agent.tools.services import side_query
 from nb_agent.tools.web.base import WebReadTool
-from nb_agent.tools.services import PROVIDER_OPTION, side_query
 from nb_agent.tools.web.model_choice import web_search_unavailable_reason
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class WebSearchTool(WebReadTool):
         return web_search_unavailable_reason(provider=self.session_provider() if self.session_provider else None)
 
     async def call(self, input: WebSearchInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
-        reason = web_search_unavailable_reason(ctx.model, ctx.options.get(PROVIDER_OPTION))
+        reason = web_search_unavailable_reason(ctx.model, ctx.services.provider)
         if reason:
             raise ToolError(f"Web search is not available: {reason}.")
         started = time.monotonic()

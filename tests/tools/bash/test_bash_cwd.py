@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ async def test_background_cd_does_not_move_the_session(ctx: ToolUseContext, tmp_
 
 
 async def test_timed_out_command_does_not_change_cwd(ctx: ToolUseContext, tmp_path: Path) -> None:
-    ctx.options["bash_timeout_action"] = "kill"
+    ctx = replace(ctx, services=replace(ctx.services, bash_timeout_action="kill"))
     result = await run(ctx, "cd sub; sleep 30", timeout=200)
     assert result.is_error
     assert ctx.session.cwd == tmp_path

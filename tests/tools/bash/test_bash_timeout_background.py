@@ -14,6 +14,7 @@ from nb_agent.abort import AbortController
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import Tool, ToolResult, ToolSession, ToolUseContext
 from nb_agent.tools.bash import BackgroundShells, BashOutputTool, BashTool, KillShellTool
+from nb_agent.tools.services import ToolServices
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ async def test_timeout_kill_mode(tmp_path: Path) -> None:
     ctx = ToolUseContext(
         abort_controller=AbortController(),
         session=ToolSession(cwd=tmp_path, session_dir=tmp_path / "s"),
-        options={"bash_timeout_action": "kill"},
+        services=ToolServices(bash_timeout_action="kill"),
     )
     started = time.monotonic()
     result, text = await call(BashTool(), ctx, command="echo partial; echo $$ > pid; sleep 100", timeout=300)
@@ -111,7 +112,7 @@ async def test_background_failure_status_and_exit_code(ctx: ToolUseContext) -> N
 async def test_shell_ids_count_up_and_registry_lives_in_the_session(ctx: ToolUseContext) -> None:
     await call(BashTool(), ctx, command="true", run_in_background=True)
     await call(BashTool(), ctx, command="true", run_in_background=True)
-    registry = ctx.session.extra["background_shells"]
+    registry = ctx.session.resources.background_shells
     assert isinstance(registry, BackgroundShells)
     assert [s.id for s in registry.shells()] == ["bash_1", "bash_2"]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from nb_agent.abort import AbortController
-from nb_agent.tools.bash import BashTool, output_cap
 from nb_agent.tools.base import ToolSession, ToolUseContext
+from nb_agent.tools.bash import BashTool, output_cap
 
 CAP = 64 * 1024
 
@@ -44,9 +44,8 @@ async def test_a_background_command_is_capped_after_the_call_returned(tmp_path: 
     path = result.data.output_path
     sizes = []
     deadline = time.monotonic() + 10
-    from nb_agent.tools.bash.background import BackgroundShells
 
-    shells = ctx.session.extra[BackgroundShells.SESSION_KEY]
+    shells = ctx.session.resources.background_shells
     shell = next(iter(shells._shells.values()))
     while time.monotonic() < deadline and shell.command.poll() is None:
         sizes.append(path.stat().st_size if path.exists() else 0)

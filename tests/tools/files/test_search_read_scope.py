@@ -12,7 +12,7 @@ from nb_agent.permissions import RuleBasedPolicy
 from nb_agent.permissions.types import PermissionDeny
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.files import GlobTool, GrepTool
-from nb_agent.tools.files.paths import READ_SCOPE_OPTION
+from nb_agent.tools.services import ToolServices
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def project(tmp_path: Path) -> Path:
 def context(project: Path, cwd: Path, deny: list[str]) -> tuple[RuleBasedPolicy, ToolUseContext]:
     policy = RuleBasedPolicy(project_dir=project, deny=deny)
     ctx = ToolUseContext(
-        abort_controller=AbortController(), session=ToolSession(cwd=cwd), options={READ_SCOPE_OPTION: policy.read_scope}
+        abort_controller=AbortController(), session=ToolSession(cwd=cwd), services=ToolServices(read_scope=policy.read_scope)
     )
     return policy, ctx
 
@@ -106,7 +106,7 @@ def test_a_search_path_spelled_through_a_link_still_leaves_out_denied_files(
             pytest.skip("no /proc")
     for mode in ("bypassPermissions", "default"):
         policy = RuleBasedPolicy(project_dir=root, deny=deny, mode=mode)  # type: ignore[arg-type]
-        ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=root), options={READ_SCOPE_OPTION: policy.read_scope})
+        ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=root), services=ToolServices(read_scope=policy.read_scope))
         for path in (None, str(root)):
             text = found(GrepTool(), ctx, pattern="TOKEN", output_mode="content", path=path)
             shown = {line.split(":", 1)[0] for line in text.splitlines()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, collect
-from nb_agent.tools.interaction.todos import RESULT_TEXT, TODOS_KEY, current_todos, todos_text
+from nb_agent.tools.interaction.todos import RESULT_TEXT, current_todos, todos_text
 
 TODOS = [
     {"content": "Load the data", "status": "completed", "activeForm": "Loading the data"},
@@ -45,7 +45,7 @@ async def test_a_list_all_done_is_cleared_and_bad_status_is_refused(make_engine,
     results = (await collect(engine, "go")).tool_results
     assert results[1]["is_error"] and "todos.0.status" in results[1]["content"]
     assert not results[2].get("is_error")
-    assert engine.tool_session.extra[TODOS_KEY] == []
+    assert engine.tool_session.resources.todos[None] == []
 
 
 async def test_plan_mode_allows_it(make_engine, tmp_path):

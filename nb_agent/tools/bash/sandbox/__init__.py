@@ -8,12 +8,11 @@ files nor credential variables. See :mod:`.runtime` for when a command is sandbo
 
 from nb_agent.tools.bash.sandbox.availability import SandboxAvailability, probe_availability
 from nb_agent.tools.bash.sandbox.plan import SandboxPlan
-from nb_agent.tools.bash.sandbox.runtime import SANDBOX_OPTION, SandboxDecision, SandboxRuntime, command_wrapper
+from nb_agent.tools.bash.sandbox.runtime import SandboxDecision, SandboxRuntime, command_wrapper
 from nb_agent.tools.bash.sandbox.settings import NetworkSettings, SandboxSettings, merge_sandbox_settings
 from nb_agent.tools.bash.sandbox.violations import sandbox_failure_hint
 
 __all__ = [
-    "SANDBOX_OPTION",
     "NetworkSettings",
     "SandboxAvailability",
     "SandboxDecision",

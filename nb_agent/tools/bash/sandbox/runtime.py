@@ -28,23 +28,21 @@ from pathlib import Path
 
 from nb_agent.tools.bash.sandbox.availability import SandboxAvailability, probe_availability
 from nb_agent.tools.bash.sandbox.bwrap import bwrap_command
+from nb_agent.tools.bash.sandbox.guard import quarantine_created
 from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, SandboxPlan
 from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
-from nb_agent.tools.bash.sandbox.guard import quarantine_created
 from nb_agent.tools.bash.sandbox.imports import import_read_only, undo_new_importables
 from nb_agent.tools.bash.sandbox.seccomp import filter_fd, unix_socket_filter
 from nb_agent.tools.bash.sandbox.secrets import home_view, protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
 
-__all__ = ["SANDBOX_OPTION", "SandboxDecision", "SandboxRuntime", "command_wrapper"]
+__all__ = ["SandboxDecision", "SandboxRuntime", "command_wrapper"]
 
 PATHS_TTL_S = 2.0
 BRIDGE_PORT = 3128
 """Inside the sandbox's own network namespace nothing else listens: a fixed port is safe."""
 _PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy")
-SANDBOX_OPTION = "sandbox"
-"""``ToolUseContext.options`` key (``EngineConfig.extra["tool_options"]``) holding the runtime."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,9 +14,10 @@ import pytest
 from nb_agent.abort import AbortController
 from nb_agent.testing.wrong_classifier import EverythingReadOnlyBash
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, NetworkSettings, SandboxRuntime, SandboxSettings
+from nb_agent.tools.bash.sandbox import NetworkSettings, SandboxRuntime, SandboxSettings
 from nb_agent.tools.bash.sandbox.proxy import host_allowed
 from nb_agent.tools.bash.tool import BashInput
+from nb_agent.tools.services import ToolServices
 
 
 @pytest.fixture
@@ -63,7 +64,7 @@ def test_host_matching(host: str, allowed: list[str], expected: bool) -> None:
 async def test_only_allowed_domains_are_reachable(project: Path, host_server: tuple[int, list[str]]) -> None:
     port, hits = host_server
     runtime = SandboxRuntime(project_dir=project, settings=SandboxSettings(network=NetworkSettings(allowed_domains=("localhost",))))
-    ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=project), options={SANDBOX_OPTION: runtime})
+    ctx = ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=project), services=ToolServices(sandbox=runtime))
     fetch = "python3 -c \"import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())\" "
     allowed = await EverythingReadOnlyBash().call(BashInput(command=fetch + f"http://localhost:{port}/ok"), ctx, lambda _: None)
     assert allowed.data.sandboxed and allowed.data.exit_code == 0 and "hello from the host" in allowed.data.output

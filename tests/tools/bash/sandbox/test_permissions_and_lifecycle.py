@@ -14,15 +14,16 @@ from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.bash.background import BackgroundShells
-from nb_agent.tools.bash.sandbox import SANDBOX_OPTION, SandboxAvailability, SandboxRuntime, SandboxSettings
+from nb_agent.tools.bash.sandbox import SandboxAvailability, SandboxRuntime, SandboxSettings
 from nb_agent.tools.bash.shell import _group_alive
 from nb_agent.tools.bash.tool import BashInput, BashTool
+from nb_agent.tools.services import ToolServices
 
 pytestmark = pytest.mark.usefixtures("needs_sandbox")
 
 
 def context(project: Path, runtime: SandboxRuntime) -> ToolUseContext:
-    return ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=project), options={SANDBOX_OPTION: runtime})
+    return ToolUseContext(abort_controller=AbortController(), session=ToolSession(cwd=project), services=ToolServices(sandbox=runtime))
 
 
 async def decide(project: Path, runtime: SandboxRuntime, **input: object):

@@ -92,6 +92,6 @@ def test_create_engine_puts_the_sandbox_where_bash_finds_it(tmp_path: Path) -> N
     home, project = tmp_path / "home", tmp_path / "project"
     _write(project / ".claude" / "settings.json", {"sandbox": {"excludedCommands": ["x"]}})
     engine, warnings = create_engine(cwd=project, home=home, mcp=False)
-    runtime = engine.config.extra["tool_options"]["sandbox"]
+    runtime = engine.config.options.sandbox
     assert runtime.project_dir == project.resolve() or runtime.project_dir == project
     assert any("excludedCommands" in w for w in warnings)
