@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlparse
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.permissions.shell_rules import analysis_of, shell_rule_matches, wildcard_matches
 from nb_agent.permissions.domains import domain_matches
 from nb_agent.permissions.paths import (
     anchor_directory,
@@ -28,6 +27,7 @@ from nb_agent.permissions.paths import (
     relative_to,
     resolve_tool_path,
 )
+from nb_agent.permissions.shell_rules import analysis_of, shell_rule_matches, wildcard_matches
 from nb_agent.shell.command_parts import CommandAnalysis
 from nb_agent.shell.programs import program_spec
 

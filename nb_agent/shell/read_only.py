@@ -14,8 +14,8 @@ import os
 from collections.abc import Sequence
 
 from nb_agent.shell.command_parts import CommandAnalysis, CommandPart, analyse_command
-from nb_agent.shell.parse import Assignment, ParsedCommand, Redirect, SimpleCommand, Word
 from nb_agent.shell.options import Options, parse_options
+from nb_agent.shell.parse import Assignment, ParsedCommand, Redirect, SimpleCommand, Word
 from nb_agent.shell.programs import program_spec
 from nb_agent.shell.variables import is_safe_variable_name
 from nb_agent.shell.wrappers import unwrap

@@ -22,8 +22,6 @@ from nb_agent.shell.read_scope import bash_read_plan
 from nb_agent.testing import option_spellings as spellings
 
 
-
-
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Path]:
     project, outside = tmp_path / "project", tmp_path / "outside"

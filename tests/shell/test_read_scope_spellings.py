@@ -25,7 +25,6 @@ from nb_agent.testing import option_spellings as spellings
 from nb_agent.tools.base import ToolSession, ToolUseContext
 from nb_agent.tools.bash import BashTool
 
-
 SECRET = "/outside/secret"
 PATTERN_FIRST = sorted(
     (spec for spec in PROGRAMS.values() if spec.operands == "pattern_then_paths" and spec.options is not None),
