@@ -18,9 +18,10 @@ tool do):
   ``git config`` / ``remote`` / ``submodule`` that may write git configuration asks too.
 
 Command strings (``sh -c '…'``, ``su -c``, ``eval``) are judged as command lines too.
-A part whose paths are computed when it runs (``cat "$f"``, ``xargs cat``) cannot be
-listed here. In the modes that ask for it anyway nothing changes; in
-``bypassPermissions`` it runs (the sandbox, when on, hides the files Read deny rules name).
+Paths computed when the command runs (``cat "$f"``, what ``xargs cat`` or ``tar -T list``
+reads from its list) cannot be listed here; the paths it names that can be still are. In
+the modes that ask for it anyway nothing changes; in ``bypassPermissions`` it runs (the
+sandbox, when on, hides the files Read deny rules name).
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def shell_guard(command: str, *, scope: ReadScope, tool_name: str, depth: int = 
         plan = bash_read_plan(
             analysis, cwd=scope.cwd, project_dir=scope.anchor, home=scope.home, parts=[part], with_writes=True
         )
-        if plan.unknown is not None:
-            continue  # see the module docstring
+        # An unknown plan lists what could be listed (`grep -r --exclude-from=x .` still
+        # reads `.`); what could not is the module docstring's case.
         spec = _program(part)
         reads_content = spec is None or spec.opens_operands  # `rm .env` does not read it
         may_write = not part_is_read_only(part)

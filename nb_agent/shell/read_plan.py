@@ -34,5 +34,6 @@ class ReadPlan:
     writes: tuple[Path, ...] = ()
     """Files written by output redirections (listed only when asked for)."""
     unknown: str | None = None
-    """Set when the reads cannot be listed statically (a path computed at run time, git
-    outside the project's repository, ``xargs`` reading paths from its input, ...)."""
+    """Set when the reads cannot all be listed statically (a path computed at run time,
+    git outside the project's repository, ``xargs`` reading paths from its input, ...);
+    ``reads`` then holds those that could be (possibly none)."""

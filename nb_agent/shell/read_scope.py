@@ -93,16 +93,22 @@ def bash_read_plan(
                 if spec.reads_repository is not None and spec.reads_repository(argv[1:]):
                     _add_work_trees(scope)
             if spec.wrapper == "input" or any(program_spec(wrapper).wrapper == "input" for wrapper in part.unwrapped.wrappers):
-                raise Unknown("xargs passes paths it reads from its input")
+                _partly_unknown(scope, "xargs passes paths it reads from its input")
             if any(word.is_literal and _files_from_option(word.value) for word in argv[1:]):
-                raise Unknown(f"{name} reads the names of the files it reads from a file")
+                _partly_unknown(scope, f"{name} reads the names of the files it reads from a file")
             _command_reads(scope, spec, argv[1:], posix_order=posix_order)
             _add_redirects(scope, part.simple.redirects, with_writes=with_writes)
         _add_redirects(scope, analysis.parsed.redirects, with_writes=with_writes)  # `{ ...; } < file` too
     except Unknown as unknown:
         return ReadPlan(unknown=str(unknown))
     writes = tuple(dict.fromkeys(write.path for write in scope.writes))
-    return ReadPlan(reads=tuple(dict.fromkeys(scope.reads)), writes=writes)
+    return ReadPlan(reads=tuple(dict.fromkeys(scope.reads)), writes=writes, unknown=scope.partly_unknown)
+
+
+def _partly_unknown(scope: WordScope, reason: str) -> None:
+    """Some reads come from a list only known when the command runs; the rest are still
+    listed (the shell guard holds them to Read's deny rules)."""
+    scope.partly_unknown = scope.partly_unknown or reason
 
 
 def _add_redirects(scope: WordScope, redirects: Iterable[Redirect], *, with_writes: bool) -> None:
@@ -195,7 +201,7 @@ def _parsed_reads(scope: WordScope, spec: ProgramSpec, parsed: ParsedArgs) -> _R
     recursive, follows, pattern_given = spec.always_recursive, spec.always_follows_links, False
     for name, value in parsed.options:
         if name in spec.names_from_file:
-            raise Unknown(f"{spec.name} {name} reads the names of the files it reads from a file")
+            _partly_unknown(scope, f"{spec.name} {name} reads the names of the files it reads from a file")
         recursive = recursive or (name in spec.recursive and _recursion_on(value))
         follows = follows or name in spec.follows_links
         pattern_given = pattern_given or name in spec.pattern_options
@@ -214,7 +220,7 @@ def _all_words_read(scope: WordScope, spec: ProgramSpec, args: Sequence[Word]) -
     """Words no grammar parsed: every word, and every part of one that may be a path, is
     read; recursion and link following are assumed whenever a word may ask for them."""
     if spec.names_from_file and any(may_give(word_texts(scope, word), spec.names_from_file) for word in args):
-        raise Unknown(f"{spec.name} may read the names of the files it reads from a file")
+        _partly_unknown(scope, f"{spec.name} may read the names of the files it reads from a file")
     kind: ReadKind = "names" if spec.access == "names" else "file"
     for word in args:
         add_word(scope, word, kind)

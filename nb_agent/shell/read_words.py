@@ -48,6 +48,8 @@ class WordScope:
     """The line or its environment may change how bash matches globs."""
     reads: list[PathRead] = field(default_factory=list)
     writes: list[PathRead] = field(default_factory=list)
+    partly_unknown: str | None = None
+    """Why some reads cannot be listed (``xargs``, ``--files-from``), while the rest can."""
 
 
 def add_cwds(scope: WordScope, kind: ReadKind) -> None:

@@ -104,3 +104,12 @@ LIST_COMMANDS = [
 @pytest.mark.parametrize("command", LIST_COMMANDS)
 def test_a_list_of_files_from_a_file_or_input_is_unknown(world: dict[str, Path], command: str) -> None:
     assert _plan(command, world["project"]).unknown is not None, command
+
+
+@pytest.mark.parametrize("command", ["grep -r --exclude-from=list SECRET .", "tar -cf /dev/null -T list .env",
+                                     "xargs -a list cat .env", "file -f list .env"])
+def test_a_list_does_not_hide_the_paths_the_command_names(world: dict[str, Path], command: str) -> None:
+    """The shell guard still holds those to Read's deny rules, in every mode."""
+    plan = _plan(command, world["project"])
+    assert plan.unknown is not None
+    assert {os.path.realpath(world["project"] / name) for name in (".", ".env")} & _reads(plan), (command, plan)

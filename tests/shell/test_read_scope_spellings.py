@@ -17,7 +17,7 @@ import pytest
 
 from nb_agent.abort import AbortController
 from nb_agent.permissions import RuleBasedPolicy
-from nb_agent.permissions.types import PermissionDeny
+from nb_agent.permissions.types import PermissionAsk, PermissionDeny
 from nb_agent.shell.command_parts import analyse_command
 from nb_agent.shell.programs import PROGRAMS, ProgramSpec
 from nb_agent.shell.read_scope import bash_read_plan
@@ -124,10 +124,17 @@ def test_a_read_deny_rule_holds_in_every_spelling_and_mode(argv: list[str], mode
     ["grep -e. .env", "grep -e . .env", "grep --regexp=. .env", "grep --reg . .env", "grep -ie. .env",
      "grep -F .env -e x", "grep -rf.env x", "sed -e p .env", "sed --expr=p .env", "sed -ne p .env",
      "jq -n --rawfile a .env .", "jq --slurpfile a .env -n .", "rg -e. .env", "rg -ie. .env", "awk -F: 1 .env",
-     "awk -v x=1 1 .env", "egrep -e. .env", "POSIXLY_CORRECT=1 grep x notes.txt .env -e y"],
+     "awk -v x=1 1 .env", "egrep -e. .env", "POSIXLY_CORRECT=1 grep x notes.txt .env -e y",
+     "xargs -a notes.txt cat .env", "file -f notes.txt .env", "tar -cf /dev/null -T notes.txt .env"],
 )
 def test_the_issue_s_examples_are_denied(command: str, tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("KEY=1\n")
     (tmp_path / "notes.txt").write_text("x\n")
     for mode in ("default", "acceptEdits", "bypassPermissions", "plan"):
         assert isinstance(_decide(tmp_path, command, mode), PermissionDeny), (command, mode)
+
+
+def test_a_tree_read_beside_a_file_list_still_asks_in_bypass_mode(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("KEY=1\n")
+    decision = _decide(tmp_path, "grep -r --exclude-from=notes.txt KEY .", "bypassPermissions")
+    assert isinstance(decision, PermissionAsk) and not decision.hook_may_allow, decision
