@@ -24,6 +24,7 @@ from nb_agent.hooks.lifecycle import SessionHooks
 from nb_agent.hooks.prompt_hook import PROMPT_HOOK_QUERY_SOURCE
 from nb_agent.hooks.registry import Hooks
 from nb_agent.loop.query import query
+from nb_agent.loop.request_shape import RequestShape
 from nb_agent.loop.state import CompactionResult, QueryDeps, QueryParams, Terminal, TerminalReason
 from nb_agent.loop.token_budget import parse_token_budget
 from nb_agent.memory.attachments import nested_memory_attachments
@@ -173,6 +174,10 @@ class QueryEngine:
         """Attachments queued while no submission ran (a background agent finished); the
         next submission takes them in, after the user's prompt."""
         self.turn_count = 0
+        self.request_shape: RequestShape | None = None
+        """The latest submission's request shape (a fork and a compaction build on it)."""
+        self.inherited_shape: RequestShape | None = None
+        """Set on a fork: its requests take this shape instead of building their own."""
         self.skills = skills
         """The skills and custom commands (``%%agent /name``, ``%agent skills``); None: none loaded."""
         # The git status (and memory imports from outside the folder) only when the caller
@@ -195,6 +200,7 @@ class QueryEngine:
             before_compact=self.session_hooks.before_compact,
             after_compact=self.session_hooks.after_compact,
         )
+        self.context_manager.request_shape = lambda: self.request_shape  # compactions ask over the conversation's prefix
 
     # --- paths ---------------------------------------------------------------------------------
     @property
@@ -470,7 +476,7 @@ class QueryEngine:
         tool_context = self._tool_context(abort)
         if invocation is not None and invocation.restriction is not None:  # its allowed-tools narrow this run
             tool_context = replace(tool_context, services=replace(tool_context.services, active_skill=invocation.restriction))
-        return QueryParams(
+        params = QueryParams(
             messages=list(self.messages),
             tool_use_context=tool_context,
             tool_run_deps=ToolRunDeps(
@@ -495,6 +501,19 @@ class QueryEngine:
             tool_definitions=self.tool_pool.tool_definitions if self.tool_pool is not None else None,
             prompt_caching=prompt_caching_enabled(cfg.options.prompt_caching),
         )
+        inherited = self.inherited_shape
+        if inherited is not None:  # a fork: the parent's requests exactly, so they read its cache
+            params = replace(
+                params,
+                system_prompt=inherited.system,
+                prepend_messages=inherited.prepend_messages,
+                tool_definitions=inherited.tool_definitions,
+                model=inherited.model,
+                prompt_caching=inherited.prompt_caching,
+                thinking=inherited.thinking,
+            )
+        self.request_shape = params.shape
+        return params
 
     def _append(self, message: Any) -> None:
         if message.type == "tombstone":
@@ -562,7 +581,8 @@ class QueryEngine:
                     notice = SystemMessage(level=level, subtype="mcp", content=line)
                     self._append(notice)
                     yield notice
-            git_status = None if self.config.options.omit_session_context else await self.session_context.git_status()
+            skip_git = self.config.options.omit_session_context or self.inherited_shape is not None
+            git_status = None if skip_git else await self.session_context.git_status()
             params = self._query_params(abort, text, git_status, invocation)
             async for event in query(params, self._query_deps()):
                 if isinstance(event, Terminal):
@@ -705,7 +725,9 @@ class QueryEngine:
         """Summarize the conversation now (``%agent compact``): the history continues after a
         compact boundary. Raises ``CompactionError`` (history untouched) if it fails."""
         window = messages_after_compact_boundary(self.messages)
-        result = await self.context_manager.compact(window, model=self.config.resolve(self.config.model), trigger="manual", instructions=instructions)
+        result = await self.context_manager.compact(
+            window, model=self.config.resolve(self.config.model), trigger="manual", instructions=instructions, tools=self.tools
+        )
         self._append(result.boundary)
         for message in result.extra_messages:
             self._append(message)

@@ -90,6 +90,7 @@ class SubagentHost:
         background: bool,
         parent_abort: AbortController | None,
         depth: int = 1,
+        fork: bool = False,
     ) -> SubagentRun:
         abort = (self.background_root if background or parent_abort is None else parent_abort).child()
         run = SubagentRun(
@@ -101,6 +102,7 @@ class SubagentHost:
             model=definition.resolved_model(self.parent.config.model, model),
             abort=abort,
             depth=depth,
+            fork=fork,
         )
         self.runs[run.agent_id] = run
         return run

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from nb_agent.abort import AbortController
 from nb_agent.agents.definition import AgentDefinition
+from nb_agent.agents.fork import fork_history, fork_task, make_fork
 from nb_agent.agents.sidechain import SidechainTranscript, sidechain_path
 from nb_agent.hooks.types import SubagentInfo
 from nb_agent.model.pricing import Usage
@@ -52,6 +53,8 @@ class SubagentRun:
     model: str = ""
     depth: int = 1
     """1 for an agent the main agent started, 2 for one that agent started, and so on."""
+    fork: bool = False
+    """A fork of the main agent (:mod:`nb_agent.agents.fork`): its context, tools and cache."""
     abort: AbortController = field(default_factory=AbortController)
     status: RunStatus = "running"
     started_at: float = field(default_factory=time.monotonic)
@@ -221,8 +224,13 @@ async def run_subagent(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
     try:
         own_servers, server_tools = await start_agent_mcp_servers(run.definition, cwd=parent.tool_session.cwd)
         run.own_servers = own_servers
-        child = build_child_engine(parent, run, [*tools, *server_tools])
-        async for event in child.submit_message(run.prompt, abort_controller=run.abort):
+        message: Any = run.prompt
+        if run.fork:
+            child = make_fork(parent, run, build_child_engine)
+            message = fork_task(fork_history(parent.messages, run.parent_tool_use_id)[1], run.prompt)
+        else:
+            child = build_child_engine(parent, run, [*tools, *server_tools])
+        async for event in child.submit_message(message, abort_controller=run.abort):
             if isinstance(event, EngineResult):
                 result = event
                 continue

@@ -1,7 +1,7 @@
 """The ``Agent`` tool (alias ``Task``): hand a self-contained task to a subagent.
 
 Input as Claude Code's: ``description`` (3-5 words), ``prompt``, ``subagent_type``
-(default general-purpose), ``model``, ``run_in_background``. Several Agent calls in one
+(none: a fork of the main agent, :mod:`nb_agent.agents.fork`), ``model``, ``run_in_background``. Several Agent calls in one
 response run concurrently (the tool is concurrency-safe); each subagent's own tools go
 through the usual permission chain, so the call itself does not ask.
 """
@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from nb_agent.agents.definition import GENERAL_PURPOSE
 from nb_agent.agents.filtering import AGENT_TOOL_NAME
+from nb_agent.agents.fork import FORK, fork_enabled
 from nb_agent.agents.host import MAX_SUBAGENT_DEPTH
 from nb_agent.agents.loader import AgentCatalog
 from nb_agent.agents.runner import SubagentOutcome
@@ -28,7 +29,9 @@ shows turns, tools, tokens and the answer, not every delta."""
 class AgentInput(BaseModel):
     description: str = Field(description="A short (3-5 word) description of the task")
     prompt: str = Field(description="The task for the agent to perform")
-    subagent_type: str | None = Field(default=None, description="The type of specialized agent to use for this task")
+    subagent_type: str | None = Field(
+        default=None, description="The type of specialized agent to use for this task; omit it to fork yourself (see above)"
+    )
     model: str | None = Field(
         default=None,
         description="Optional model for this agent ('sonnet', 'opus', 'haiku' or a model id); default: the agent's own, else yours",
@@ -46,19 +49,28 @@ own context and returns only its final report, so your conversation stays small.
 Available agent types and when to use them:
 {agents}
 
-When using the Agent tool, set subagent_type to pick the agent type (default: {default}).
+{choosing}
 
 Usage notes:
 - Launch several agents concurrently whenever possible, to maximize performance: put \
 several Agent tool uses in one message. Agents that only read (Explore) are safe to run \
 side by side.
 - The agent's result is not shown to the user: tell the user what it found, briefly.
-- Each agent starts fresh: write a detailed, self-contained prompt that says exactly what \
-to find or do and what to report back (e.g. "list the files and their row counts").
+- An agent of a subagent_type starts fresh: write a detailed, self-contained prompt that \
+says exactly what to find or do and what to report back (e.g. "list the files and their row \
+counts"). A fork knows what you know: tell it only its part.
 - Its outputs should generally be trusted.
 - With run_in_background the agent keeps working after your turn; you are told when it \
 finishes. Do not poll or wait for it. A background agent cannot ask the user for permission.
 - Give the agent a short description (3-5 words) of its task."""
+
+
+_FORKING = """\
+Set subagent_type to start a fresh agent of that type, with its own prompt and tools. Omit \
+subagent_type to fork yourself: the fork starts with your whole conversation, tools and \
+model (it reads your prompt cache, so it starts fast and cheap), so its prompt can be a \
+short directive; several forks can work side by side on separate parts of a task. A fork \
+cannot ask the user anything or fork again."""
 
 
 class AgentTool(Tool[AgentInput]):
@@ -89,7 +101,8 @@ class AgentTool(Tool[AgentInput]):
             if definition.disallowed_tools and definition.tools is None:
                 tools = f"All tools except {', '.join(definition.disallowed_tools)}"
             lines.append(f"- {definition.name}: {definition.description} (Tools: {tools})")
-        return _PROMPT.format(agents="\n".join(lines) or "(none)", default=GENERAL_PURPOSE)
+        choosing = _FORKING if fork_enabled() else f"When using the Agent tool, set subagent_type to pick the agent type (default: {GENERAL_PURPOSE})."
+        return _PROMPT.format(agents="\n".join(lines) or "(none)", choosing=choosing)
 
     def user_facing_name(self, input: AgentInput | None = None) -> str:
         return input.subagent_type or GENERAL_PURPOSE if input is not None else self.name
@@ -108,8 +121,12 @@ class AgentTool(Tool[AgentInput]):
         host = ctx.session.resources.subagents
         if host is None:
             raise ToolError("Subagents are not available in this session.")
-        definition = self._definition(input.subagent_type or GENERAL_PURPOSE, host.catalog)
-        depth = host.depth_below(ctx.services.agent_id)
+        caller = ctx.services.agent_id
+        fork = input.subagent_type is None and fork_enabled()
+        if fork and caller is not None:  # only the main agent forks (a fork never forks again)
+            raise ToolError("Only the main agent can fork itself: give subagent_type to start a subagent.")
+        definition = FORK if fork else self._definition(input.subagent_type or GENERAL_PURPOSE, host.catalog)
+        depth = host.depth_below(caller)
         if depth > MAX_SUBAGENT_DEPTH:  # its tools never include Agent; a stale pool must not nest either
             raise ToolError(f"Subagents nest at most {MAX_SUBAGENT_DEPTH} deep: do this part yourself.")
         resolved = host.tools_for(definition, background=input.run_in_background, depth=depth)
@@ -122,6 +139,7 @@ class AgentTool(Tool[AgentInput]):
             background=input.run_in_background,
             parent_abort=ctx.abort_controller,
             depth=depth,
+            fork=fork,
         )
         if input.run_in_background:
             host.launch_background(run, resolved.tools)

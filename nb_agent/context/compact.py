@@ -145,8 +145,7 @@ def _block_as_text(block: ContentBlock) -> ContentBlock | None:
 
 def summary_request_messages(messages: list[Any], instructions: str | None) -> list[dict[str, Any]]:
     """The conversation to summarize as plain-text turns, then the compaction prompt."""
-    prompt = COMPACT_PROMPT + (f"\n\nAdditional instructions from the user:\n{instructions}" if instructions else "")
-    api = normalize_for_api([*messages, UserMessage(content=prompt)])
+    api = normalize_for_api([*messages, UserMessage(content=compact_prompt(instructions))])
     out: list[dict[str, Any]] = []
     for message in api:
         blocks = [b for b in (_block_as_text(b) for b in message["content"]) if b is not None and b.get("text")]
@@ -220,6 +219,50 @@ def _copy_kept(message: Any, strip_media: bool) -> Any:
 # --- compaction -------------------------------------------------------------------------------------
 
 
+ShapedRequest = Callable[[list[Any], str, int], "dict[str, Any] | None"]
+"""``(messages, prompt, max_tokens) -> request``: the summary request as the conversation's
+own next request (its system blocks, tools and message prefix, then the prompt), which
+reads the conversation's prompt cache; None when it would not fit."""
+
+
+def compact_prompt(instructions: str | None) -> str:
+    return COMPACT_PROMPT + (f"\n\nAdditional instructions from the user:\n{instructions}" if instructions else "")
+
+
+async def _cached_summary(shaped: ShapedRequest | None, summarize: Summarize, messages: list[Any], instructions: str | None, max_tokens: int) -> str:
+    """The summary asked over the cached prefix; empty when that is not possible (no shape,
+    too long, or the model answered with no text), and the plain request is made instead."""
+    request = shaped(messages, compact_prompt(instructions), max_tokens) if shaped is not None else None
+    if request is None:
+        return ""
+    try:
+        return format_summary(await summarize(request))
+    except PromptTooLongError:
+        return ""
+
+
+async def _plain_summary(
+    messages: list[Any], summarize: Summarize, model: str, instructions: str | None, summary_tokens: int, context_window: int
+) -> str:
+    """The summary of ``messages`` flattened to text, to a plain summarizer prompt; when even
+    that is too long, its oldest part is dropped (a few times)."""
+    api_messages = fit_summary_request(summary_request_messages(messages, instructions), context_window - summary_tokens - 5_000)
+    raw = ""
+    for attempt in range(MAX_PTL_RETRIES + 1):
+        request = {"model": model, "max_tokens": summary_tokens, "system": SUMMARY_SYSTEM_PROMPT, "messages": api_messages}
+        try:
+            raw = await summarize(request)
+            break
+        except PromptTooLongError:
+            if attempt == MAX_PTL_RETRIES or len(api_messages) <= 1:
+                raise CompactionError("The conversation is too long to summarize, even without its oldest part.") from None
+            api_messages = _drop_oldest(api_messages, 0.25)
+    summary = format_summary(raw)
+    if not summary:
+        raise CompactionError("The summary came back empty.")
+    return summary
+
+
 async def compact_conversation(
     messages: list[Any],
     *,
@@ -232,33 +275,22 @@ async def compact_conversation(
     keep_recent_tokens: int,
     instructions: str | None = None,
     strip_media: bool = False,
+    shaped: ShapedRequest | None = None,
 ) -> CompactionResult:
-    """Summarize ``messages`` (a window) into a boundary plus a verbatim recent tail."""
+    """Summarize ``messages`` (a window) into a boundary plus a verbatim recent tail.
+
+    With ``shaped``, the summary is first asked as the conversation's own next request
+    (reading its prompt cache: seed 003 §3.7); otherwise, or if that fails, as a plain-text
+    transcript to a summarizer."""
     cut = choose_cut(messages, keep_recent_tokens)
     to_summarize = messages[:cut]
     kept = [m for m in messages[cut:] if m.type in ("user", "assistant", "attachment")]
     if not any(m.type == "assistant" and not m.is_api_error_message for m in to_summarize):
         raise CompactionError("Not enough messages to compact.")  # nothing the model said yet
     summary_tokens = min(SUMMARY_MAX_OUTPUT_TOKENS, max_output_tokens)
-    api_messages = fit_summary_request(summary_request_messages(to_summarize, instructions), context_window - summary_tokens - 5_000)
-    raw = ""
-    for attempt in range(MAX_PTL_RETRIES + 1):
-        request = {
-            "model": model,
-            "max_tokens": summary_tokens,
-            "system": SUMMARY_SYSTEM_PROMPT,
-            "messages": api_messages,
-        }
-        try:
-            raw = await summarize(request)
-            break
-        except PromptTooLongError:
-            if attempt == MAX_PTL_RETRIES or len(api_messages) <= 1:
-                raise CompactionError("The conversation is too long to summarize, even without its oldest part.") from None
-            api_messages = _drop_oldest(api_messages, 0.25)
-    summary = format_summary(raw)
+    summary = await _cached_summary(shaped, summarize, to_summarize, instructions, summary_tokens)
     if not summary:
-        raise CompactionError("The summary came back empty.")
+        summary = await _plain_summary(to_summarize, summarize, model, instructions, summary_tokens, context_window)
     notes = [KEPT_NOTE] if kept else []
     if trigger != "manual":
         notes.append(CONTINUE_INSTRUCTION)

@@ -11,6 +11,7 @@ prompt-too-long and the optional tool-use summaries.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,7 +22,7 @@ from typing import Any
 
 from nb_agent.abort import AbortSignal
 from nb_agent.context.autocompact import autocompact_if_needed, is_compaction_failure
-from nb_agent.context.compact import CompactionError, CompactTrigger, compact_conversation
+from nb_agent.context.compact import CompactionError, CompactTrigger, ShapedRequest, compact_conversation
 from nb_agent.context.config import ContextConfig, ContextThresholds, thresholds_for
 from nb_agent.context.content_replacement import (
     TRANSCRIPT_KIND as REPLACEMENT_KIND,
@@ -39,11 +40,13 @@ from nb_agent.context.microcompact import (
     minutes_since_last_assistant,
 )
 from nb_agent.context.snip import snip_history
-from nb_agent.context.tokens import UsageAnchors
+from nb_agent.context.tokens import UsageAnchors, estimate_api_messages_tokens, estimate_text_tokens
 from nb_agent.context.tool_result_storage import TOOL_RESULTS_SUBDIR
 from nb_agent.context.tool_results import ToolResultIndex, iter_tool_results
 from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
+from nb_agent.loop.request_shape import RequestShape
+from nb_agent.messages import UserMessage
 from nb_agent.loop.state import AutoCompactTracking, CompactionResult
 from nb_agent.model.model_ids import small_fast_model
 from nb_agent.model.pricing import Usage
@@ -148,6 +151,8 @@ class ContextManager:
         self.microcompact_state = MicrocompactState()
         self.anchors = UsageAnchors()
         self.stats = ContextStats()
+        self.request_shape: Callable[[], RequestShape | None] = lambda: None
+        """The conversation's request shape (the engine's latest): compactions ask over it."""
         # Scans of the window kept between turns (the budget and microcompact see different lists).
         self._budget_index = ToolResultIndex()
         self._microcompact_index = ToolResultIndex()
@@ -186,6 +191,13 @@ class ContextManager:
             if entry.get("kind") == "usage" and anchor in uuids:
                 usage = Usage(**entry["usage"])
                 self.anchors.record(anchor, usage.context_tokens + usage.output_tokens)
+
+    def inherit(self, parent: ContextManager) -> None:
+        """Take over ``parent``'s decisions (a fork: its history must be sent as the parent
+        sends it, replacements and clearings included, to read the parent's cache)."""
+        self.replacement_state = parent.replacement_state.clone()
+        self.microcompact_state = parent.microcompact_state.clone()
+        self.anchors = UsageAnchors(anchors=dict(parent.anchors.anchors), freed=dict(parent.anchors.freed))
 
     def clone(self) -> ContextManager:
         """A fork sharing the parent's decisions (prompt-cache stable), then independent."""
@@ -302,9 +314,26 @@ class ContextManager:
             tokens,
             self.thresholds(ctx.model),
             tracking,
-            lambda: self.compact(messages, model=ctx.model, trigger="auto", pre_tokens=tokens, abort_signal=ctx.abort_signal),
+            lambda: self.compact(messages, model=ctx.model, trigger="auto", pre_tokens=tokens, abort_signal=ctx.abort_signal, tools=ctx.tools),
             on_failure=failed,
         )
+
+    def _shaped_summary(self, tools: Sequence[Tool[Any]], summary_model: str) -> ShapedRequest | None:
+        """The summary request built as the conversation's next one (None: no shape yet, or a
+        summary model other than the conversation's: the cache is per model)."""
+        shape = self.request_shape()
+        if shape is None or (self.config.compact_model and self.config.compact_model != shape.model):
+            return None
+        limit = self.thresholds(shape.model).context_window
+
+        def build(messages: list[Any], prompt: str, max_tokens: int) -> dict[str, Any] | None:
+            request = shape.request([*messages, UserMessage(content=prompt, is_meta=True)], list(tools), max_tokens=max_tokens)
+            fixed = estimate_text_tokens(json.dumps([request.system, request.tools], default=str))
+            if fixed + estimate_api_messages_tokens(request.messages) + max_tokens > limit:
+                return None  # as long as the conversation: it would not fit either
+            return request.to_api()
+
+        return build
 
     async def reactive_compact(self, messages: list[Any], ctx: ToolUseContext) -> CompactionResult | None:
         """After a prompt-too-long / media error: compact once, media stripped; None on failure."""
@@ -335,8 +364,12 @@ class ContextManager:
         pre_tokens: int | None = None,
         strip_media: bool = False,
         abort_signal: AbortSignal | None = None,
+        tools: Sequence[Tool[Any]] = (),
     ) -> CompactionResult:
-        """Summarize ``messages`` (a window); raises ``CompactionError`` on failure."""
+        """Summarize ``messages`` (a window); raises ``CompactionError`` on failure. With the
+        conversation's request shape known, the summary is asked as its next request over
+        ``tools`` (reading the prompt cache); a reactive compaction (the conversation no
+        longer fits) asks the plain way."""
         thresholds = self.thresholds(model)
         summary_model = self.config.compact_model or model
         notices: list[Any] = []
@@ -358,6 +391,7 @@ class ContextManager:
                 keep_recent_tokens=0 if trigger == "manual" else self.config.keep_recent_tokens,
                 instructions=instructions,
                 strip_media=strip_media,
+                shaped=None if trigger == "reactive" else self._shaped_summary(tools, summary_model),
             )
         except CompactionError:
             raise

@@ -28,6 +28,7 @@ from nb_agent.loop.state import (
     State,
     Terminal,
 )
+from nb_agent.loop.request_shape import DefinitionCache
 from nb_agent.loop.token_budget import BudgetTracker
 from nb_agent.messages import (
     INTERRUPT_MESSAGE,
@@ -41,18 +42,11 @@ from nb_agent.messages import (
     error_tool_result,
     messages_after_compact_boundary,
     meta_user_message,
-    normalize_for_api,
     strip_thinking_signatures,
 )
 from nb_agent.model.client import ModelRequest
 from nb_agent.model.errors import classify, is_model_api_error, stop_failure_kind
 from nb_agent.model.models import max_output_tokens_for
-from nb_agent.model.prompt_cache import (
-    MAX_BREAKPOINTS,
-    count_breakpoints,
-    with_message_breakpoints,
-    without_cache_control,
-)
 from nb_agent.tools.base import ToolUseContext
 from nb_agent.tools.executor import StreamingToolExecutor
 from nb_agent.tools.pipeline import ToolUpdate
@@ -84,7 +78,7 @@ class _Turn:
     prevent_continuation: bool = False
     context: ToolUseContext | None = None
     """The tool context after the batch runner applied context modifiers (non-streaming)."""
-    definitions: _DefinitionCache | None = None
+    definitions: DefinitionCache | None = None
     api_history: ApiHistory | None = None
     """The submission's normalized history, extended turn by turn."""
 
@@ -103,54 +97,18 @@ class _Turn:
         return [b for b in self.tool_use_blocks if b["id"] not in self.answered]
 
 
-class _DefinitionCache:
-    """Tool definitions built once per submission: a pydantic JSON schema takes milliseconds
-    to generate, and every request of every turn sends the whole tool list."""
-
-    def __init__(self) -> None:
-        self._by_tool: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-    def get(self, tool: Any) -> dict[str, Any]:
-        hit = self._by_tool.get(id(tool))
-        if hit is None or hit[0] is not tool:
-            hit = self._by_tool[id(tool)] = (tool, tool.to_api_definition())
-        return hit[1]
-
-
-def _tool_definitions(
-    params: QueryParams, ctx: ToolUseContext, window: list[Any], cache: _DefinitionCache | None = None
-) -> list[dict[str, Any]]:
-    if params.tool_definitions is not None:
-        return params.tool_definitions(ctx.tools, window)
-    if cache is None:
-        return [t.to_api_definition() for t in ctx.tools]
-    return [cache.get(t) for t in ctx.tools]
-
-
 def _build_request(
     params: QueryParams,
     state: State,
     window: list[Any],
     model: str,
-    definitions: _DefinitionCache | None = None,
+    definitions: DefinitionCache | None = None,
     api_history: ApiHistory | None = None,
 ) -> ModelRequest:
     max_tokens = state.max_output_tokens_override or params.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
     max_tokens = min(max_tokens, max_output_tokens_for(model))  # escalation never exceeds the model
-    history = [*params.prepend_messages, *window]
-    messages = api_history.normalize(history) if api_history is not None else normalize_for_api(history)
-    system = params.system_prompt
-    if params.prompt_caching:
-        messages = with_message_breakpoints(messages, budget=MAX_BREAKPOINTS - count_breakpoints({"system": system}))
-    else:
-        system = without_cache_control(system)
-    return ModelRequest(
-        model=model,
-        messages=messages,
-        max_tokens=max_tokens,
-        system=system,
-        tools=_tool_definitions(params, state.tool_use_context, window, definitions),
-        thinking=params.thinking,
+    return params.shape.request(
+        window, state.tool_use_context.tools, max_tokens=max_tokens, model=model, definitions=definitions, api_history=api_history
     )
 
 
@@ -281,7 +239,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
     budget = BudgetTracker(budget=params.token_budget) if params.token_budget else None
     is_subagent = params.query_source.startswith("agent")
     model_ref = [params.model]
-    definitions = _DefinitionCache()
+    definitions = DefinitionCache()
     api_history = ApiHistory()
     total_output_tokens = 0
     pending_summary: asyncio.Future[Any] | None = None

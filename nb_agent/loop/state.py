@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nb_agent.hooks.types import SubagentInfo
+from nb_agent.loop.request_shape import RequestShape
 from nb_agent.messages import AssistantMessage, CompactBoundaryMessage, StreamEvent
 from nb_agent.model.client import ModelRequest
 from nb_agent.tools.base import ToolUseContext
@@ -164,3 +165,15 @@ class QueryParams:
     """Set for a subagent's loop: its end runs SubagentStop hooks (with this identity) instead of Stop."""
     prompt_caching: bool = True
     """Mark cache breakpoints (``nb_agent.model.prompt_cache``); False removes them all."""
+
+    @property
+    def shape(self) -> RequestShape:
+        """What every request of this run shares besides its messages."""
+        return RequestShape(
+            model=self.model,
+            system=self.system_prompt,
+            prepend_messages=self.prepend_messages,
+            tool_definitions=self.tool_definitions,
+            prompt_caching=self.prompt_caching,
+            thinking=self.thinking,
+        )

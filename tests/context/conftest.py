@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from nb_agent.context.compact import SUMMARY_SYSTEM_PROMPT
+from nb_agent.context.compact import COMPACT_PROMPT, SUMMARY_SYSTEM_PROMPT
 from nb_agent.context.config import ContextConfig
 from nb_agent.context.tokens import estimate_api_messages_tokens, estimate_text_tokens
 from nb_agent.context.tool_use_summary import SUMMARY_PROMPT
@@ -27,7 +27,13 @@ def request_tokens(body: dict[str, Any]) -> int:
 
 
 def is_summary_request(body: dict[str, Any]) -> bool:
-    return body.get("system") == SUMMARY_SYSTEM_PROMPT
+    """A compaction's summary request: the plain one, or the one over the conversation's
+    own prefix (its last user message holds the compaction prompt)."""
+    if body.get("system") == SUMMARY_SYSTEM_PROMPT:
+        return True
+    last = body["messages"][-1]
+    blocks = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+    return last["role"] == "user" and any(b.get("type") == "text" and b.get("text", "").startswith(COMPACT_PROMPT[:60]) for b in blocks)
 
 
 def is_tool_use_summary_request(body: dict[str, Any]) -> bool:

@@ -36,9 +36,13 @@ async def test_the_window_is_summarized_and_the_recent_tail_kept(make_engine, si
     assert "r0..r6 are done" in boundary.summary
 
     [summary_request] = model.summary_requests
-    assert summary_request["system"] == SUMMARY_SYSTEM_PROMPT and "tools" not in summary_request
+    # Asked as the conversation's own next request, so it reads the conversation's cache:
+    # same system blocks and tools, an earlier request's messages, then the prompt.
+    first_main = model.main_requests[0]
+    assert summary_request["system"] == first_main["system"] and summary_request["tools"] == first_main["tools"]
     assert summary_request["messages"][-1]["content"][-1]["text"].startswith(COMPACT_PROMPT)
-    assert "[Tool call Fetch (t0)" in json.dumps(summary_request)
+    head = _plain(summary_request["messages"][:-1])
+    assert any(_plain(r["messages"][: len(head)]) == head for r in model.main_requests), "a prefix the conversation sent"
 
     after = next(r for r in model.main_requests if "r0..r6 are done" in json.dumps(r))
     sent = json.dumps(after["messages"])
@@ -51,6 +55,10 @@ async def test_the_window_is_summarized_and_the_recent_tail_kept(make_engine, si
     assert_history_invariant(engine.messages)
     window = messages_after_compact_boundary(engine.messages)
     assert window[0] is boundary and [m for m in window if m.type == "user" and m.tool_result_ids][0].tool_result_ids == [kept[0]]
+
+
+def _plain(messages: list[dict]) -> list[dict]:
+    return [{**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in messages]
 
 
 async def test_tracking_resets_so_a_long_run_compacts_again(make_engine, sized_tool, fake_model):
