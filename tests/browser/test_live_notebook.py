@@ -267,7 +267,10 @@ def _wait_for_file(path, predicate, page):
     """Until the saved notebook satisfies ``predicate`` (the RTC server saves a second after a change)."""
     deadline = time.monotonic() + 60
     while True:
-        saved = json.loads(path.read_text())
+        try:
+            saved = json.loads(path.read_text())
+        except json.JSONDecodeError:  # read while the server was writing it: read it again
+            saved = {"cells": []}
         if predicate(saved):
             return saved
         assert time.monotonic() < deadline, [("".join(c["source"]), c.get("id")) for c in saved["cells"]]
