@@ -26,7 +26,8 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.paths import home_directory
 from nb_agent.permissions.settings import load_settings
-from nb_agent.skills import SkillTool, load_skill_catalog
+from nb_agent.skills.loader import load_skill_catalog
+from nb_agent.skills.tool import SkillTool
 from nb_agent.permissions.types import CanUseTool, PermissionMode
 from nb_agent.state_dir import default_state_dir
 from nb_agent.tools.base import Tool

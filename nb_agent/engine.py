@@ -50,7 +50,8 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import build_system_prompt
 from nb_agent.session_context import SessionContext
-from nb_agent.skills import SkillCatalog, listing_for_tools
+from nb_agent.skills.loader import SkillCatalog
+from nb_agent.skills.tool import listing_for_tools
 from nb_agent.skills.invocation import UserInvocation, user_invocation
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.pipeline import ToolRunDeps

@@ -11,7 +11,9 @@ from datetime import date
 from pathlib import Path
 
 from nb_agent.git.status import read_git_snapshot
-from nb_agent.memory import MAX_MEMORY_FILE_CHARS, MemoryFile, MemoryLoad, MemoryScope, load_memory, nested_memory_for
+from nb_agent.memory.files import MAX_MEMORY_FILE_CHARS, MemoryFile
+from nb_agent.memory.loader import MemoryLoad, MemoryScope, load_memory
+from nb_agent.memory.nested import nested_memory_for
 from nb_agent.permissions.paths import home_directory
 
 GIT_STATUS_MAX_CHARS = 2_000

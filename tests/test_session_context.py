@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.memory import MemoryScope, load_memory
+from nb_agent.memory.loader import MemoryScope, load_memory
 from nb_agent.session_context import MAX_INSTRUCTION_FILE_CHARS, project_instructions_reminder
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- planted-link-secret"

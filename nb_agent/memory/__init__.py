@@ -1,29 +1,9 @@
 """Memory: the instruction files Claude Code reads (CLAUDE.md, rules, imports).
 
-:func:`load_memory` finds what a session reads at its start, :func:`nested_memory_for`
-what reading a file in a subfolder adds, :func:`remember` adds a line to one of them.
+:func:`nb_agent.memory.loader.load_memory` finds what a session reads at its start,
+:func:`nb_agent.memory.nested.nested_memory_for` what reading a file in a subfolder adds,
+:func:`nb_agent.memory.remember.remember` adds a line to one of them. (This package's
+``__init__`` imports nothing: the kernel's background imports and a cell's imports may
+meet in these modules, and a package that imports its own submodules makes such a meeting
+a deadlock Python breaks with a half-initialized module.)
 """
-
-from nb_agent.memory.files import MAX_MEMORY_FILE_CHARS, MemoryFile, MemoryOwner, SkippedMemory
-from nb_agent.memory.imports import MAX_IMPORT_DEPTH
-from nb_agent.memory.loader import MANAGED_MEMORY_FILE, MemoryLoad, MemoryScope, load_memory
-from nb_agent.memory.nested import NESTED_MEMORY_KIND, nested_memory_for
-from nb_agent.memory.remember import MEMORY_TARGETS, MemoryTarget, memory_target_path, remember
-
-__all__ = [
-    "MANAGED_MEMORY_FILE",
-    "MAX_IMPORT_DEPTH",
-    "MAX_MEMORY_FILE_CHARS",
-    "MEMORY_TARGETS",
-    "NESTED_MEMORY_KIND",
-    "MemoryFile",
-    "MemoryLoad",
-    "MemoryOwner",
-    "MemoryScope",
-    "MemoryTarget",
-    "SkippedMemory",
-    "load_memory",
-    "memory_target_path",
-    "nested_memory_for",
-    "remember",
-]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.memory import MemoryLoad, MemoryScope, load_memory
+from nb_agent.memory.loader import MemoryLoad, MemoryScope, load_memory
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- memory-secret"
 

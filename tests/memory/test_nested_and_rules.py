@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nb_agent.memory import MemoryScope, nested_memory_for
+from nb_agent.memory.loader import MemoryScope
+from nb_agent.memory.nested import nested_memory_for
 from nb_agent.memory.rules import expand_braces
 
 from .conftest import SECRET, texts

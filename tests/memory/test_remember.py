@@ -7,7 +7,7 @@ import os
 import pytest
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.memory import remember
+from nb_agent.memory.remember import remember
 
 from .conftest import SECRET, texts
 

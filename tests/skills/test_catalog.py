@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.skills import load_skill_catalog, skill_listing
+from nb_agent.skills.listing import skill_listing
+from nb_agent.skills.loader import load_skill_catalog
 from nb_agent.skills.listing import BUDGET_ENV, listing_budget
 
 

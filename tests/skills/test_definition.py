@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.skills import parse_skill_text
+from nb_agent.skills.definition import parse_skill_text
 
 
 def _skill(text: str, *, kind="skill", name="tidy"):
