@@ -14,6 +14,9 @@ import pytest
 from nb_agent.jupyter.demo import kernel_env
 
 
+collect_ignore_glob = ["files/*"]
+"""The example folders' own notebooks (a messy report the demo tidies) are not demos."""
+
 CHECKPOINTS = tempfile.mkdtemp(prefix="nb_agent-demo-checkpoints-")
 """The demo kernels' file checkpoints: not the developer's ~/.nb_agent."""
 

@@ -46,6 +46,8 @@ _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
 _TMP = re.compile(r"/tmp/[\w.\-/]+")
 _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{4,16}\b")
 """A repr's memory address (``<Figure at 0x7f3a…>``)."""
+_NEW_CELL_ID = re.compile(r"\b(Inserted cell) [0-9a-f]{8}\b")
+"""The random id of a cell NotebookEdit inserted (nbformat makes one per cell)."""
 CWD_TOKEN = "<CWD>"
 IMAGE_DATA_TOKEN = "<IMAGE DATA>"
 
@@ -76,6 +78,7 @@ class Normalizer:
         value = _DATE.sub("<DATE>", value)
         value = _DURATION.sub("<DURATION>", value)
         value = _ADDRESS.sub("at <ADDRESS>", value)
+        value = _NEW_CELL_ID.sub(r"\1 <CELL ID>", value)
         return _TMP.sub("<TMP>", value)
 
     def value(self, value: Any) -> Any:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.session import KernelAgentSession
-    from nb_agent.memory import MemoryFile
-    from nb_agent.skills import SkillCatalog
+    from nb_agent.memory.files import MemoryFile
+    from nb_agent.skills.loader import SkillCatalog
 
 REMEMBER_USAGE = (
     "usage: %agent remember --project|--local|--user TEXT\n"
@@ -46,7 +46,7 @@ def remember(session: KernelAgentSession, arg: str | None) -> None:
     """``%agent remember --project|--local|--user TEXT``: one line into that file; the next
     cell's requests carry it."""
     from nb_agent.errors import ConfigurationError
-    from nb_agent.memory import MEMORY_TARGETS, remember as add_memory
+    from nb_agent.memory.remember import MEMORY_TARGETS, remember as add_memory
     from nb_agent.permissions.paths import home_directory
 
     where, _, text = (arg or "").partition(" ")
@@ -74,8 +74,8 @@ def skills(session: KernelAgentSession, _arg: str | None = None) -> None:
     lines = []
     for item in catalog.definitions:
         who = [w for w, ok in (("you: /" + item.name, item.user_invocable), ("the model", item.model_invocable)) if ok]
-        hint = f" {item.argument_hint}" if item.argument_hint else ""
-        lines.append(f"/{item.name}{hint:<20} {item.description}")
+        label = f"/{item.name} {item.argument_hint or ''}".rstrip()
+        lines.append(f"{label:<28} {item.description}")
         extras = [f"{item.kind}, {item.source}: {item.path}", "invoked by " + " and ".join(who)]
         if item.allowed_tools is not None:
             extras.append("allowed-tools " + (", ".join(item.allowed_tools) or "(none)"))
@@ -91,7 +91,7 @@ def skills(session: KernelAgentSession, _arg: str | None = None) -> None:
 def _catalog(session: KernelAgentSession) -> SkillCatalog | None:
     """The engine's catalog, or (before the first cell) the one it would load."""
     from nb_agent.permissions.paths import home_directory
-    from nb_agent.skills import load_skill_catalog
+    from nb_agent.skills.loader import load_skill_catalog
 
     if session.engine is not None:
         return session.engine.skills
