@@ -30,6 +30,7 @@ from nb_agent.loop.token_budget import parse_token_budget
 from nb_agent.memory.attachments import nested_memory_attachments
 from nb_agent.messages import (
     INTERRUPT_MESSAGE,
+    ApiHistory,
     ContentBlock,
     LoopEvent,
     SystemMessage,
@@ -179,6 +180,9 @@ class QueryEngine:
         """The latest submission's request shape (a fork and a compaction build on it)."""
         self.inherited_shape: RequestShape | None = None
         """Set on a fork: its requests take this shape instead of building their own."""
+        self._api_history = ApiHistory()
+        self._prepend_cache: dict[str, UserMessage] = {}
+        """The messages sent before the history, by text (see :meth:`_meta_reminder`)."""
         self.skills = skills
         """The skills and custom commands (``%%agent /name``, ``%agent skills``); None: none loaded."""
         # The git status (and memory imports from outside the folder) only when the caller
@@ -392,11 +396,19 @@ class QueryEngine:
         model can load skills, their list (both stable for the session: cached)."""
         if self.config.options.omit_session_context:
             return []
-        prepend = [meta_user_message(wrap_system_reminder(self.session_context.reminder()))]
+        prepend = [self._meta_reminder(self.session_context.reminder())]
         window = self.context_manager.thresholds(self.config.resolve(self.config.model)).context_window
         if listing := listing_for_tools(self.tools, context_window=window):
-            prepend.append(meta_user_message(wrap_system_reminder(listing)))
+            prepend.append(self._meta_reminder(listing))
+        self._prepend_cache = {m.content: m for m in prepend}  # only the current ones are kept
         return prepend
+
+    def _meta_reminder(self, text: str) -> UserMessage:
+        """A reminder sent before the history: the same message object while its text is
+        the same, so the normalized history carries over between submissions
+        (``ApiHistory`` compares messages by identity first)."""
+        wrapped = wrap_system_reminder(text)
+        return self._prepend_cache.get(wrapped) or meta_user_message(wrapped)
 
     def _tool_references(self) -> bool:
         """Whether ToolSearch loads tools by ``tool_reference`` blocks (keeps the cache)."""
@@ -501,6 +513,7 @@ class QueryEngine:
             streaming_tool_execution=cfg.streaming_tool_execution,
             tool_definitions=self.tool_pool.tool_definitions if self.tool_pool is not None else None,
             prompt_caching=prompt_caching_enabled(cfg.options.prompt_caching),
+            api_history=self._api_history,
         )
         inherited = self.inherited_shape
         if inherited is not None:  # a fork: the parent's requests exactly, so they read its cache
@@ -564,6 +577,7 @@ class QueryEngine:
                 self._append(notice)
                 yield notice
         user = UserMessage(content=prompt)
+        submission_start = len(self.messages)
         self._append(user)
         yield user
         queued, self.pending_notifications = self.pending_notifications, []
@@ -575,6 +589,7 @@ class QueryEngine:
         terminal: Terminal | None = None
         error: str | None = None
         last_text = ""
+        self.context_manager.begin_submission()
         try:
             if self.tool_pool is not None:
                 self.tools = await self.tool_pool.current()
@@ -609,7 +624,7 @@ class QueryEngine:
             self.abort_controller = None
             if terminal is None:  # cancelled or failed: running tools must not outlive the run
                 abort.abort(INTERRUPT_MESSAGE)
-            self._answer_dangling_tool_uses()
+            self._answer_dangling_tool_uses(since=submission_start)
             if self.checkpoints is not None:
                 self.checkpoints.run_ended(self)
         if terminal is not None:
@@ -665,9 +680,11 @@ class QueryEngine:
         limit = self.config.max_budget_usd
         return limit is not None and self.usage.cost_usd - cost_before > limit
 
-    def _answer_dangling_tool_uses(self) -> None:
-        """Last line of defence for the invariant: no tool_use is left without a result."""
-        for block in tool_use_ids_without_result(self.messages):
+    def _answer_dangling_tool_uses(self, since: int = 0) -> None:
+        """Last line of defence for the invariant: no tool_use is left without a result.
+        ``since``: where this submission's messages start (earlier ones were answered then)."""
+        start = since if 0 <= since <= len(self.messages) else 0
+        for block in tool_use_ids_without_result(self.messages[start:]):
             self._append(error_tool_result(block["id"], "Error: the run ended before this tool call completed"))
 
     def new_conversation(self) -> None:
@@ -677,6 +694,8 @@ class QueryEngine:
         self.messages = []
         self.session_context.clear()
         self.context_manager.reset()
+        self._api_history = ApiHistory()
+        self._prepend_cache = {}
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)
         self.tool_session.session_dir = self.session_dir
         self.tool_session.read_file_state.clear()  # the new conversation has read nothing

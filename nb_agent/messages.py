@@ -8,7 +8,6 @@ blocks are kept in the Messages API's own JSON shape (``ContentBlock``: a dict w
 
 from __future__ import annotations
 
-import operator
 import uuid as _uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -266,9 +265,10 @@ def messages_after_compact_boundary(messages: list[Any]) -> list[Any]:
 
 
 def starts_with(messages: list[Any], prefix: list[Any]) -> bool:
-    """True when ``messages`` begins with the very objects of ``prefix`` (identity: what
-    the caches of a growing history key on)."""
-    return len(messages) >= len(prefix) and all(map(operator.is_, messages, prefix))
+    """True when ``messages`` begins with the messages of ``prefix``: the very objects, or
+    equal ones (what the caches of a growing history key on). List equality compares by
+    identity first, in C: a turn's check costs microseconds at thousands of messages."""
+    return len(messages) >= len(prefix) and messages[: len(prefix)] == prefix
 
 
 def tool_use_ids_without_result(messages: list[Any]) -> list[ContentBlock]:
@@ -352,15 +352,21 @@ def _merge_turns(messages: list[Any]) -> tuple[list[dict[str, Any]], list[int]]:
     return out, opened_by
 
 
-def _finish_turn(api: dict[str, Any], seen_tool_uses: set[str]) -> None:
-    """Normalization's second pass, one API message at a time, in order."""
+def _finish_turn(api: dict[str, Any], seen_tool_uses: set[str], pending: set[str] | None = None) -> None:
+    """Normalization's second pass, one API message at a time, in order. ``pending``: where
+    the tool_use ids of turns that are not final yet go (looked up as seen too)."""
     api.pop("_id", None)
     if api["role"] == "assistant":
         _strip_trailing_thinking(api)
-        seen_tool_uses.update(b["id"] for b in api["content"] if b.get("type") == "tool_use")
+        ids = (b["id"] for b in api["content"] if b.get("type") == "tool_use")
+        (seen_tool_uses if pending is None else pending).update(ids)
     else:
         api["content"] = [
-            b for b in api["content"] if b.get("type") != "tool_result" or b["tool_use_id"] in seen_tool_uses
+            b
+            for b in api["content"]
+            if b.get("type") != "tool_result"
+            or b["tool_use_id"] in seen_tool_uses
+            or (pending is not None and b["tool_use_id"] in pending)
         ] or [{"type": "text", "text": "(no content)"}]
 
 
@@ -397,27 +403,38 @@ class ApiHistory:
     """
 
     def __init__(self) -> None:
-        self._source: list[Any] = []
-        """The messages that produced ``_final``, up to and including the one that opened
-        the assistant turn after it (a copy: callers' lists change)."""
+        self._previous: list[Any] = []
+        """The list of the previous call (kept, not copied: see :meth:`normalize`)."""
+        self._known = 0
+        """How many of its messages produced ``_final``: up to and including the one that
+        opened the assistant turn after it."""
         self._final: list[dict[str, Any]] = []
         self._seen_tool_uses: set[str] = set()
 
+    def _extends_previous(self, messages: list[Any]) -> bool:
+        previous, known = self._previous, self._known
+        if starts_with(messages, previous):  # the usual case: the whole previous list
+            return True
+        return len(messages) >= known and len(previous) >= known and messages[:known] == previous[:known]
+
     def normalize(self, messages: list[Any]) -> list[dict[str, Any]]:
-        if not starts_with(messages, self._source):
-            self._source, self._final, self._seen_tool_uses = [], [], set()
-        known = len(self._source)
+        """The API form of ``messages``. ``messages`` must not change after the call (pass a
+        new list each time, as the loop does): it is kept to compare the next call with."""
+        if not self._extends_previous(messages):
+            self._known, self._final, self._seen_tool_uses = 0, [], set()
+        known = self._known
         start = max(0, known - 1)  # the opener of the last assistant turn opens it again
         tail, opened_by = _merge_turns(messages[start:])
-        seen = set(self._seen_tool_uses)
         final_count = _last_assistant(tail)
-        for i, api in enumerate(tail):
-            if i == final_count:
-                self._seen_tool_uses = set(seen)
-            _finish_turn(api, seen)
+        for api in tail[:final_count]:
+            _finish_turn(api, self._seen_tool_uses)
+        pending: set[str] = set()  # the last turns are normalized again next time
+        for api in tail[final_count:]:
+            _finish_turn(api, self._seen_tool_uses, pending)
         if final_count:
             self._final.extend(tail[:final_count])
-            self._source = messages[: start + opened_by[final_count] + 1]
+            self._known = start + opened_by[final_count] + 1
+        self._previous = messages
         return [*self._final, *tail[final_count:]]
 
 

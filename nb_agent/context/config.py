@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nb_agent.context.images import DEFAULT_IMAGE_BYTES_BUDGET, DEFAULT_KEEP_IMAGES
 from nb_agent.model.models import model_info
 
 AUTOCOMPACT_BUFFER_TOKENS = 13_000
@@ -49,6 +50,12 @@ class ContextConfig:
     microcompact_gap_minutes: float = 60.0
     """Time-based mode: clear when the last assistant message is older than this."""
     compactable_tools: frozenset[str] = COMPACTABLE_TOOLS
+    image_window: bool = True
+    """Keep only the last ``keep_images`` images of tool results in the window (``context.images``)."""
+    keep_images: int = DEFAULT_KEEP_IMAGES
+    """Images kept verbatim (3–8); older ones become a line saying where they are saved."""
+    image_bytes_budget: int = DEFAULT_IMAGE_BYTES_BUDGET
+    """Base64 bytes of images a request may carry; older images are evicted beyond it."""
     keep_recent_tokens: int = 20_000
     """After autocompact, up to this many tokens of the latest messages are kept verbatim."""
     snip_max_messages: int | None = None

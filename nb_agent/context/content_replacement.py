@@ -27,7 +27,8 @@ from nb_agent.context.tool_result_storage import (
     is_persisted_preview,
     persist_or_truncate,
 )
-from nb_agent.context.tool_results import ToolResultIndex, ToolResultRef, iter_tool_results, rewrite_tool_results
+from nb_agent.context.tool_results import iter_tool_results, rewrite_tool_results
+from nb_agent.messages import ContentBlock
 
 MIN_REPLACEABLE_CHARS = 2 * PREVIEW_SIZE_BYTES
 """Results this small are never replaced: a preview would save nothing."""
@@ -61,13 +62,52 @@ class ContentReplacementRecord:
         return cls(tool_use_id=str(raw["tool_use_id"]), replacement=raw.get("replacement"))
 
 
-def _is_candidate(ref: ToolResultRef, skip_tool_names: frozenset[str] | set[str]) -> bool:
-    if ref.tool_name in skip_tool_names:
+def is_replaceable(tool_name: str, content: str | list[ContentBlock], skip_tool_names: frozenset[str] | set[str]) -> bool:
+    """Whether a result may be replaced by a preview: text only (images cannot be
+    previewed), not already a preview, and not from a tool that is never persisted."""
+    if tool_name in skip_tool_names:
         return False
-    content = ref.content
     if not isinstance(content, str) and any(b.get("type") != "text" for b in content):
-        return False  # images cannot be previewed
+        return False
     return not is_persisted_preview(content if isinstance(content, str) else "")
+
+
+def decide_batch(
+    members: list[tuple[str, str | list[ContentBlock]]],
+    state: ContentReplacementState,
+    budget_chars: int,
+    *,
+    results_dir: Path | None,
+) -> list[ContentReplacementRecord]:
+    """Decide the fresh results among ``members`` (the replaceable results of one batch,
+    ``(tool_use_id, content)`` in order): while the batch is over budget, the largest fresh
+    ones (older first on ties) are persisted and replaced by a preview. ``state`` is
+    updated; returns one record per fresh result."""
+    fresh = [(tool_use_id, content) for tool_use_id, content in members if tool_use_id not in state.seen_ids]
+    if not fresh:
+        return []
+    total = sum(content_size(content) for _, content in members)
+    order = sorted(range(len(fresh)), key=lambda i: (-content_size(fresh[i][1]), i))
+    replaced: set[str] = set()
+    for i in order:
+        if total <= budget_chars:
+            break
+        tool_use_id, content = fresh[i]
+        size = content_size(content)
+        if size <= MIN_REPLACEABLE_CHARS:
+            continue
+        text = persist_or_truncate(content, tool_use_id=tool_use_id, results_dir=results_dir)
+        if len(text) >= size:
+            continue
+        state.replacements[tool_use_id] = text
+        replaced.add(tool_use_id)
+        total += len(text) - size
+    records = []
+    for tool_use_id, _ in fresh:
+        state.seen_ids.add(tool_use_id)
+        text = state.replacements.get(tool_use_id) if tool_use_id in replaced else None
+        records.append(ContentReplacementRecord(tool_use_id=tool_use_id, replacement=text))
+    return records
 
 
 def enforce_tool_result_budget(
@@ -77,67 +117,33 @@ def enforce_tool_result_budget(
     skip_tool_names: Iterable[str] = (),
     *,
     results_dir: Path | None = None,
-    index: ToolResultIndex | None = None,
 ) -> tuple[list[Any], list[ContentReplacementRecord]]:
     """Apply earlier decisions and decide fresh results; returns (messages, new decisions).
 
     ``state`` is updated in place. Replaced results are persisted under ``results_dir``
     (a tool-results directory); when that is impossible the replacement is the result's
-    head and tail with a note instead. ``index`` (kept across calls) spares rescanning
-    the part of the history seen before.
+    head and tail with a note instead. This scans the whole window; the session applies
+    the same decisions incrementally (:class:`~nb_agent.context.result_rewrites.ToolResultRewrites`).
     """
     skip = frozenset(skip_tool_names)
-    refs = index.refs(messages) if index is not None else list(iter_tool_results(messages))
+    refs = list(iter_tool_results(messages))
     contents: dict[str, str] = {}
+    fresh_groups: dict[str, None] = {}
+    for ref in refs:
+        if ref.tool_use_id in state.replacements:
+            contents[ref.tool_use_id] = state.replacements[ref.tool_use_id]
+        elif ref.tool_use_id not in state.seen_ids and is_replaceable(ref.tool_name, ref.content, skip):
+            fresh_groups[ref.group] = None
+    members: dict[str, list[tuple[str, str | list[ContentBlock]]]] = {group: [] for group in fresh_groups}
+    for r in refs:
+        if r.group in members and r.tool_use_id not in state.replacements and is_replaceable(r.tool_name, r.content, skip):
+            members[r.group].append((r.tool_use_id, r.content))
     decided: list[ContentReplacementRecord] = []
-    fresh_groups: set[str] = set()
-    replacements, seen = state.replacements, state.seen_ids  # locals: this loop runs over every result
-    for ref in refs:
-        tool_use_id = ref.tool_use_id
-        if tool_use_id in replacements:
-            contents[tool_use_id] = replacements[tool_use_id]
-        elif tool_use_id not in seen and _is_candidate(ref, skip):
-            fresh_groups.add(ref.group)
-    for refs_of_group in _candidate_groups(refs, fresh_groups, state, skip).values():
-        fresh = [r for r in refs_of_group if r.tool_use_id not in state.seen_ids]
-        if not fresh:
-            continue
-        total = sum(content_size(r.content) for r in refs_of_group)
-        order = sorted(range(len(fresh)), key=lambda i: (-content_size(fresh[i].content), i))
-        replaced: set[str] = set()
-        for i in order:
-            if total <= budget_chars:
-                break
-            ref = fresh[i]
-            size = content_size(ref.content)
-            if size <= MIN_REPLACEABLE_CHARS:
-                continue
-            text = persist_or_truncate(ref.content, tool_use_id=ref.tool_use_id, results_dir=results_dir)
-            if len(text) >= size:
-                continue
-            state.replacements[ref.tool_use_id] = text
-            contents[ref.tool_use_id] = text
-            replaced.add(ref.tool_use_id)
-            total += len(text) - size
-        for ref in fresh:
-            state.seen_ids.add(ref.tool_use_id)
-            text = state.replacements.get(ref.tool_use_id) if ref.tool_use_id in replaced else None
-            decided.append(ContentReplacementRecord(tool_use_id=ref.tool_use_id, replacement=text))
+    for group in fresh_groups:
+        records = decide_batch(members[group], state, budget_chars, results_dir=results_dir)
+        contents.update({r.tool_use_id: r.replacement for r in records if r.replacement is not None})
+        decided += records
     return rewrite_tool_results(messages, contents, refs), decided
-
-
-def _candidate_groups(
-    refs: list[ToolResultRef], groups: set[str], state: ContentReplacementState, skip: frozenset[str]
-) -> dict[str, list[ToolResultRef]]:
-    """The replaceable results of the batches in ``groups`` (only a batch with a fresh
-    result needs deciding; the rest are settled), batches in order of first appearance."""
-    out: dict[str, list[ToolResultRef]] = {}
-    if not groups:
-        return out
-    for ref in refs:
-        if ref.group in groups and ref.tool_use_id not in state.replacements and _is_candidate(ref, skip):
-            out.setdefault(ref.group, []).append(ref)
-    return out
 
 
 def reconstruct_content_replacement_state(
@@ -184,7 +190,9 @@ __all__ = [
     "ContentReplacementRecord",
     "ContentReplacementState",
     "MIN_REPLACEABLE_CHARS",
+    "decide_batch",
     "enforce_tool_result_budget",
+    "is_replaceable",
     "reconstruct_content_replacement_state",
     "records_from_entries",
 ]

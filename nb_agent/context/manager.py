@@ -1,11 +1,14 @@
 """A session's context management: the state behind the loop's context deps.
 
 :class:`ContextManager` is owned by the ``QueryEngine``. It keeps what must outlive one
-submission — the content-replacement decisions, microcompact clears, the API's reported
-context sizes — records decisions in the transcript, rebuilds them on resume, and hands
-the loop its ``QueryDeps`` in the order of SPEC §2: tool-result budget → snip →
-microcompact → autocompact, plus the blocking-limit check, reactive compaction after a
-prompt-too-long and the optional tool-use summaries.
+submission — the content-replacement decisions, microcompact clears, image evictions, the
+API's reported context sizes — records decisions in the transcript, rebuilds them on
+resume, and hands the loop its ``QueryDeps``: snip → the tiers that rewrite old tool
+results (tool-result budget, microcompact, image window; one incremental pass, see
+``result_rewrites``) → autocompact, plus the blocking-limit check, reactive compaction
+after a prompt-too-long and the optional tool-use summaries. (SPEC §2 puts the budget
+before snip; snip is off by default and only drops old messages, whose results the
+budget no longer decides.)
 """
 
 from __future__ import annotations
@@ -27,22 +30,22 @@ from nb_agent.context.config import ContextConfig, ContextThresholds, thresholds
 from nb_agent.context.content_replacement import (
     TRANSCRIPT_KIND as REPLACEMENT_KIND,
     ContentReplacementState,
-    enforce_tool_result_budget,
     reconstruct_content_replacement_state,
     records_from_entries,
 )
+from nb_agent.context.images import TRANSCRIPT_KIND as IMAGE_KIND
+from nb_agent.context.images import ImageWindowState, clamp_keep, state_from_entries
 from nb_agent.context.microcompact import (
     TRANSCRIPT_KIND as MICROCOMPACT_KIND,
     MicrocompactState,
     Trigger,
-    clearable_tokens,
-    microcompact_messages,
     minutes_since_last_assistant,
 )
+from nb_agent.context.result_rewrites import ToolResultRewrites
 from nb_agent.context.snip import snip_history
 from nb_agent.context.tokens import UsageAnchors, estimate_api_messages_tokens, estimate_text_tokens
 from nb_agent.context.tool_result_storage import TOOL_RESULTS_SUBDIR
-from nb_agent.context.tool_results import ToolResultIndex, iter_tool_results
+from nb_agent.context.tool_results import iter_tool_results
 from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
 from nb_agent.loop.request_shape import RequestShape
@@ -112,6 +115,7 @@ class ContextStats:
     """Each clear rewrites old history and so invalidates the prompt cache from there on:
     time-based ones come after the cache expired anyway, pressure ones cost a cache write."""
     results_replaced: int = 0
+    images_evicted: int = 0
     last_tokens: int = 0
     """The window size measured at the last autocompact check."""
 
@@ -147,15 +151,15 @@ class ContextManager:
         ``CompactionError`` to stop the compaction."""
         self.after_compact = after_compact
         """SessionStart (compact) hooks: ``(result, notices) -> result`` with their context added."""
-        self.replacement_state = ContentReplacementState()
-        self.microcompact_state = MicrocompactState()
         self.anchors = UsageAnchors()
         self.stats = ContextStats()
         self.request_shape: Callable[[], RequestShape | None] = lambda: None
         """The conversation's request shape (the engine's latest): compactions ask over it."""
-        # Scans of the window kept between turns (the budget and microcompact see different lists).
-        self._budget_index = ToolResultIndex()
-        self._microcompact_index = ToolResultIndex()
+        self._set_states(ContentReplacementState(), MicrocompactState(), ImageWindowState())
+        self._cell_start = True
+        """The next rewrite is the first of a submission (the image window evicts then)."""
+        self._skip_key: tuple[int, ...] = ()
+        self._skip: frozenset[str] = frozenset()
 
     # --- bookkeeping ------------------------------------------------------------------------
     def thresholds(self, model: str) -> ContextThresholds:
@@ -170,20 +174,34 @@ class ContextManager:
         if last_uuid:
             self.anchors.record(last_uuid, usage.context_tokens + usage.output_tokens)
 
+    def _set_states(
+        self, replacement: ContentReplacementState, microcompact: MicrocompactState, images: ImageWindowState
+    ) -> None:
+        """Install the decisions (and a fresh scan of the window over them)."""
+        self.replacement_state = replacement
+        self.microcompact_state = microcompact
+        self.image_state = images
+        self.rewrites = ToolResultRewrites(
+            replacement=replacement, microcompact=microcompact, images=images, compactable_tools=self.config.compactable_tools
+        )
+
+    def begin_submission(self) -> None:
+        """A new submission (a cell) starts: the image window may evict at its first request."""
+        self._cell_start = True
+
     def reset(self) -> None:
-        """A new conversation: forget every decision."""
-        self.replacement_state = ContentReplacementState()
-        self.microcompact_state = MicrocompactState()
+        """A new conversation: forget every decision and everything scanned."""
+        self._set_states(ContentReplacementState(), MicrocompactState(), ImageWindowState())
         self.anchors.clear()
 
     def restore(self, messages: list[Any], entries: Sequence[dict[str, Any]]) -> None:
         """Rebuild the state of a resumed session from its transcript entries."""
-        self.replacement_state = reconstruct_content_replacement_state(
+        replacement = reconstruct_content_replacement_state(
             messages, records_from_entries(e for e in entries if e.get("kind") == REPLACEMENT_KIND)
         )
         present = {ref.tool_use_id for ref in iter_tool_results(messages)}
         cleared = {i for e in entries if e.get("kind") == MICROCOMPACT_KIND for i in e.get("cleared", [])}
-        self.microcompact_state = MicrocompactState(cleared_ids=cleared & present)
+        self._set_states(replacement, MicrocompactState(cleared_ids=cleared & present), state_from_entries(entries, present))
         self.anchors.clear()
         uuids = {m.uuid for m in messages}
         for entry in entries:
@@ -213,8 +231,7 @@ class ContextManager:
             before_compact=self.before_compact,
             after_compact=self.after_compact,
         )
-        twin.replacement_state = self.replacement_state.clone()
-        twin.microcompact_state = self.microcompact_state.clone()
+        twin._set_states(self.replacement_state.clone(), self.microcompact_state.clone(), self.image_state.clone())
         twin.anchors = UsageAnchors(anchors=dict(self.anchors.anchors), freed=dict(self.anchors.freed))
         return twin
 
@@ -243,25 +260,50 @@ class ContextManager:
         return message
 
     # --- the tiers --------------------------------------------------------------------------------
-    async def apply_tool_result_budget(self, messages: list[Any], tools: Sequence[Tool[Any]] = ()) -> list[Any]:
-        if not self.config.tool_result_budget:
-            return messages
-        skip = {t.name for t in tools if not math.isfinite(t.max_result_size_chars)}
-        budgeted, decided = enforce_tool_result_budget(
-            messages,
-            self.replacement_state,
-            self.config.tool_result_budget_chars,
-            skip,
-            results_dir=self.results_dir,
-            index=self._budget_index,
-        )
-        if decided:
-            self._record(REPLACEMENT_KIND, records=[r.to_json() for r in decided])
-            self.stats.results_replaced += sum(1 for r in decided if r.replacement is not None)
-        return budgeted
-
     def snip(self, messages: list[Any]) -> list[Any]:
         return snip_history(messages, self.config.snip_max_messages)
+
+    def _skip_tools(self, tools: Sequence[Tool[Any]]) -> frozenset[str]:
+        """Tools whose results the budget never replaces (``Read``: unbounded by design)."""
+        key = tuple(map(id, tools))
+        if key != self._skip_key:
+            self._skip_key = key
+            self._skip = frozenset(t.name for t in tools if not math.isfinite(t.max_result_size_chars))
+        return self._skip
+
+    async def rewrite_tool_results(self, messages: list[Any], ctx: ToolUseContext, tools: Sequence[Tool[Any]] = ()) -> list[Any]:
+        """The result budget, microcompact and the image window over ``messages`` (a window),
+        applied incrementally; their new decisions are recorded in the transcript."""
+        config, rewrites = self.config, self.rewrites
+        rewrites.sync(messages)
+        if config.tool_result_budget:
+            decided = rewrites.decide_budget(
+                budget_chars=config.tool_result_budget_chars, skip=self._skip_tools(tools), results_dir=self.results_dir
+            )
+            if decided:
+                self._record(REPLACEMENT_KIND, records=[r.to_json() for r in decided])
+                self.stats.results_replaced += sum(1 for r in decided if r.replacement is not None)
+        trigger = self._microcompact_trigger(messages, ctx.model) if config.microcompact else None
+        if trigger is not None:
+            cleared, freed = rewrites.clear(config.microcompact_keep_recent)
+            for index, tokens in freed.items():
+                self.anchors.note_freed(messages, index, tokens)
+            if cleared:
+                self._record(MICROCOMPACT_KIND, cleared=cleared, trigger=trigger)
+                self.stats.microcompact_clears += 1
+                self.stats.microcompact_clears_by_trigger[trigger] += 1
+        cell_start, self._cell_start = self._cell_start, False
+        if config.image_window:
+            evicted = rewrites.evict_images(
+                keep=clamp_keep(config.keep_images),
+                byte_budget=config.image_bytes_budget,
+                cell_start=cell_start,
+                results_dir=self.results_dir,
+            )
+            if evicted:
+                self._record(IMAGE_KIND, evicted=evicted)
+                self.stats.images_evicted += len(evicted)
+        return rewrites.window()
 
     def _microcompact_trigger(self, messages: list[Any], model: str) -> Trigger | None:
         minutes = minutes_since_last_assistant(messages, self.clock())
@@ -269,34 +311,9 @@ class ContextManager:
         if minutes is not None and minutes >= max(self.config.microcompact_gap_minutes, PROMPT_CACHE_TTL_MINUTES):
             return "time"
         if self.token_count(messages) >= self.thresholds(model).warning:
-            freeable = clearable_tokens(
-                messages,
-                self.microcompact_state,
-                compactable_tools=self.config.compactable_tools,
-                keep_recent=self.config.microcompact_keep_recent,
-                index=self._microcompact_index,
-            )
-            if freeable >= MIN_PRESSURE_CLEAR_TOKENS:
+            if self.rewrites.clearable_tokens(self.config.microcompact_keep_recent) >= MIN_PRESSURE_CLEAR_TOKENS:
                 return "pressure"
         return None
-
-    async def microcompact(self, messages: list[Any], ctx: ToolUseContext) -> list[Any]:
-        trigger = self._microcompact_trigger(messages, ctx.model) if self.config.microcompact else None
-        result = microcompact_messages(
-            messages,
-            self.microcompact_state,
-            compactable_tools=self.config.compactable_tools,
-            keep_recent=self.config.microcompact_keep_recent,
-            trigger=trigger,
-            index=self._microcompact_index,
-        )
-        for index, tokens in result.freed_tokens.items():
-            self.anchors.note_freed(messages, index, tokens)
-        if result.newly_cleared:
-            self._record(MICROCOMPACT_KIND, cleared=result.newly_cleared, trigger=result.trigger)
-            self.stats.microcompact_clears += 1
-            self.stats.microcompact_clears_by_trigger[result.trigger or "time"] += 1
-        return result.messages
 
     async def autocompact(
         self, messages: list[Any], ctx: ToolUseContext, tracking: AutoCompactTracking
@@ -419,13 +436,12 @@ class ContextManager:
         """The ``QueryDeps`` fields this session provides."""
         pool = list(tools)
 
-        async def budget(messages: list[Any]) -> list[Any]:
-            return await self.apply_tool_result_budget(messages, pool)
+        async def rewrite(messages: list[Any], ctx: ToolUseContext) -> list[Any]:
+            return await self.rewrite_tool_results(messages, ctx, pool)
 
         deps: dict[str, Any] = {
-            "apply_tool_result_budget": budget,
             "snip": self.snip,
-            "microcompact": self.microcompact,
+            "rewrite_tool_results": rewrite,
             "autocompact": self.autocompact,
             "reactive_compact": self.reactive_compact,
             "is_at_blocking_limit": self.is_at_blocking_limit,

@@ -23,7 +23,8 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 from nb_agent.context.tokens import estimate_content_tokens, estimate_text_tokens
-from nb_agent.context.tool_results import ToolResultIndex, ToolResultRef, iter_tool_results, rewrite_tool_results
+from nb_agent.context.tool_results import iter_tool_results, rewrite_tool_results
+from nb_agent.messages import ContentBlock
 
 CLEARED_MESSAGE = "[Old tool result content cleared]"
 TRANSCRIPT_KIND = "microcompact"
@@ -64,8 +65,9 @@ def minutes_since_last_assistant(messages: list[Any], now: datetime) -> float | 
     return None
 
 
-def _all_refs(messages: list[Any], index: ToolResultIndex | None) -> list[ToolResultRef]:
-    return index.refs(messages) if index is not None else list(iter_tool_results(messages))
+def clear_gain(content: str | list[ContentBlock]) -> int:
+    """Tokens clearing a result of ``content`` frees (≤ 0: nothing to gain)."""
+    return estimate_content_tokens(content) - estimate_text_tokens(CLEARED_MESSAGE)
 
 
 def microcompact_messages(
@@ -75,13 +77,13 @@ def microcompact_messages(
     compactable_tools: Iterable[str],
     keep_recent: int = 5,
     trigger: Trigger | None = None,
-    index: ToolResultIndex | None = None,
 ) -> MicrocompactResult:
     """Re-apply earlier clears; with a ``trigger``, clear all but the ``keep_recent``
-    newest compactable results too. ``state`` is updated in place; ``index`` (kept across
-    calls) spares rescanning the history seen before."""
+    newest compactable results too. ``state`` is updated in place. This scans the whole
+    window; the session applies the same decisions incrementally
+    (:class:`~nb_agent.context.result_rewrites.ToolResultRewrites`)."""
     tools = frozenset(compactable_tools)
-    all_refs = _all_refs(messages, index)
+    all_refs = list(iter_tool_results(messages))
     refs = [r for r in all_refs if r.tool_name in tools]
     contents: dict[str, str] = {r.tool_use_id: CLEARED_MESSAGE for r in refs if r.tool_use_id in state.cleared_ids}
     newly: list[str] = []
@@ -90,7 +92,7 @@ def microcompact_messages(
         live = [r for r in refs if r.tool_use_id not in state.cleared_ids and r.content != CLEARED_MESSAGE]
         old = live[: max(0, len(live) - max(0, keep_recent))]
         for ref in old:
-            tokens = estimate_content_tokens(ref.content) - estimate_text_tokens(CLEARED_MESSAGE)
+            tokens = clear_gain(ref.content)
             if tokens <= 0:
                 continue
             state.cleared_ids.add(ref.tool_use_id)
@@ -111,23 +113,23 @@ def clearable_tokens(
     *,
     compactable_tools: Iterable[str],
     keep_recent: int,
-    index: ToolResultIndex | None = None,
 ) -> int:
     """Tokens a triggered microcompact would free now."""
     tools = frozenset(compactable_tools)
     live = [
         r
-        for r in _all_refs(messages, index)
+        for r in iter_tool_results(messages)
         if r.tool_name in tools and r.tool_use_id not in state.cleared_ids and r.content != CLEARED_MESSAGE
     ]
     old = live[: max(0, len(live) - max(0, keep_recent))]
-    return sum(max(0, estimate_content_tokens(r.content) - estimate_text_tokens(CLEARED_MESSAGE)) for r in old)
+    return sum(max(0, clear_gain(r.content)) for r in old)
 
 
 __all__ = [
     "CLEARED_MESSAGE",
     "MicrocompactResult",
     "MicrocompactState",
+    "clear_gain",
     "clearable_tokens",
     "microcompact_messages",
     "minutes_since_last_assistant",

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from nb_agent.messages import ContentBlock, UserMessage, starts_with
+from nb_agent.messages import ContentBlock, UserMessage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,43 +56,6 @@ def iter_tool_results(messages: list[Any]) -> Iterator[ToolResultRef]:
     owner: dict[str, tuple[str, str]] = {}
     _add_owners(owner, messages)
     return _refs(messages, owner)
-
-
-class ToolResultIndex:
-    """``iter_tool_results`` for a history that grows at its end, as the window does turn
-    after turn: only appended messages are scanned, so a context step costs what was added,
-    not the whole history. Any other change (a compaction, a rewritten result) rescans."""
-
-    def __init__(self) -> None:
-        self._scanned: list[Any] = []
-        self._refs: list[ToolResultRef] = []
-        self._owner: dict[str, tuple[str, str]] = {}
-        self._result_ids: set[str] = set()
-
-    def refs(self, messages: list[Any]) -> list[ToolResultRef]:
-        """The refs of ``messages``, as ``list(iter_tool_results(messages))`` (a list the
-        index keeps: read it, do not change it)."""
-        if not starts_with(messages, self._scanned):
-            self._restart()
-        added = messages[len(self._scanned) :]
-        if not added:
-            return self._refs
-        owner: dict[str, tuple[str, str]] = {}
-        _add_owners(owner, added)
-        if not owner.keys().isdisjoint(self._owner) or not owner.keys().isdisjoint(self._result_ids):
-            # A new tool_use would re-own an older result (a duplicate or late id): rescan.
-            self._restart()
-            added, owner = messages, {}
-            _add_owners(owner, added)
-        self._owner.update(owner)
-        new_refs = list(_refs(added, self._owner, len(self._scanned)))
-        self._result_ids.update(r.tool_use_id for r in new_refs)
-        self._refs = [*self._refs, *new_refs]  # a new list: callers may hold the previous one
-        self._scanned = list(messages)  # a copy: the caller's list may change in place
-        return self._refs
-
-    def _restart(self) -> None:
-        self._scanned, self._refs, self._owner, self._result_ids = [], [], {}, set()
 
 
 def with_tool_result_contents(message: UserMessage, contents: dict[str, str | list[ContentBlock]]) -> UserMessage:
@@ -167,7 +130,6 @@ def is_user_prompt(message: Any) -> bool:
 
 
 __all__ = [
-    "ToolResultIndex",
     "ToolResultRef",
     "is_user_prompt",
     "iter_tool_results",

@@ -16,6 +16,7 @@ from typing import Any
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe, validate
 
+from nb_agent.context.images import DEFAULT_KEEP_IMAGES
 from nb_agent.jupyter.commands import BY_NAME, dispatch, line_usage, parse_line_command
 from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError, cell_usage
 
@@ -49,6 +50,13 @@ class AgentMagics(Magics):
     ).tag(config=True)
     auto_compact = Bool(
         True, help="Summarize the conversation automatically near the context limit; off: a run stops at the limit."
+    ).tag(config=True)
+    keep_images = Int(
+        DEFAULT_KEEP_IMAGES,
+        help=(
+            "Images (charts) of tool results kept in the conversation, 3-8: older ones are replaced by a line "
+            "saying where the image is saved, so long sessions stay light."
+        ),
     ).tag(config=True)
     permission_mode = Enum(
         PERMISSION_MODES,
@@ -156,7 +164,15 @@ class AgentMagics(Magics):
     def _valid_rate(self, proposal: Any) -> float:
         return min(max(float(proposal["value"]), 1.0), 25.0)
 
-    @observe("model", "permission_mode", "max_turns", "notify_after", "provider", "fallback_model", "auto_compact")
+    @validate("keep_images")
+    def _valid_keep_images(self, proposal: Any) -> int:
+        from nb_agent.context.images import clamp_keep
+
+        return clamp_keep(proposal["value"])
+
+    @observe(
+        "model", "permission_mode", "max_turns", "notify_after", "provider", "fallback_model", "auto_compact", "keep_images"
+    )
     def _setting_changed(self, change: Any) -> None:
         session = getattr(self, "session", None)
         if session is not None:  # %config after the engine exists: applies from the next run

@@ -1,5 +1,6 @@
 """The ``AgentMagics`` settings carried into the engine: those of the model's side (provider,
-fallback model, autocompact) when the engine is made, and any of them whenever one changes."""
+fallback model, autocompact) and of the context (the images kept) when the engine is made,
+and any of them whenever one changes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 MODEL_SETTINGS = frozenset({"provider", "fallback_model", "auto_compact"})
+CONTEXT_SETTINGS = frozenset({"keep_images"})
+"""Settings of the context only: applied without rebuilding the transport."""
 
 
 def apply_model_settings(config: Any, settings: Any, context_manager: Any = None) -> None:
@@ -15,9 +18,10 @@ def apply_model_settings(config: Any, settings: Any, context_manager: Any = None
 
     config.provider = parse_provider(settings.provider) if settings.provider else None
     config.fallback_model = settings.fallback_model or None
-    config.options.context = replace(config.options.context, auto_compact=bool(settings.auto_compact))
+    values = {"auto_compact": bool(settings.auto_compact), "keep_images": int(settings.keep_images)}
+    config.options.context = replace(config.options.context, **values)
     if context_manager is not None:
-        context_manager.config = replace(context_manager.config, auto_compact=bool(settings.auto_compact))
+        context_manager.config = replace(context_manager.config, **values)
 
 
 def apply_setting(engine: Any, settings: Any, name: str, value: Any) -> None:
@@ -27,6 +31,8 @@ def apply_setting(engine: Any, settings: Any, name: str, value: Any) -> None:
         apply_model_settings(engine.config, settings, engine.context_manager)
         engine.usage.provider = engine.config.provider
         engine.reset_transport()
+    elif name in CONTEXT_SETTINGS:
+        apply_model_settings(engine.config, settings, engine.context_manager)
     elif name == "model":
         from nb_agent.engine import default_model
 

@@ -113,13 +113,17 @@ def _build_request(
 
 
 async def _prepare_window(state: State, deps: QueryDeps) -> tuple[list[Any], CompactionResult | None, Any]:
-    """Step 1: after the last boundary → result budget → snip → microcompact → autocompact."""
+    """Step 1: snip → the tiers rewriting old tool results (result budget, microcompact,
+    image window) → autocompact. ``state.messages`` already starts at the last compact
+    boundary (:func:`query` cuts it once; a compaction's window starts with its boundary)."""
     ctx = state.tool_use_context
-    window = messages_after_compact_boundary(state.messages)
-    if deps.apply_tool_result_budget is not None:
-        window = await deps.apply_tool_result_budget(window)
+    window = state.messages
     if deps.snip is not None:
         window = deps.snip(window)
+    if deps.rewrite_tool_results is not None:
+        window = await deps.rewrite_tool_results(window, ctx)
+    if deps.apply_tool_result_budget is not None:
+        window = await deps.apply_tool_result_budget(window)
     window = await deps.microcompact(window, ctx)
     compaction, tracking = await deps.autocompact(window, ctx, state.auto_compact_tracking)
     if compaction is not None:
@@ -235,12 +239,12 @@ async def _stream_model(
 
 async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEvent]:
     """Run the agent loop for one submission. The last item yielded is a ``Terminal``."""
-    state = State(messages=list(params.messages), tool_use_context=params.tool_use_context)
+    state = State(messages=list(messages_after_compact_boundary(params.messages)), tool_use_context=params.tool_use_context)
     budget = BudgetTracker(budget=params.token_budget) if params.token_budget else None
     is_subagent = params.query_source.startswith("agent")
     model_ref = [params.model]
     definitions = DefinitionCache()
-    api_history = ApiHistory()
+    api_history = params.api_history or ApiHistory()
     total_output_tokens = 0
     pending_summary: asyncio.Future[Any] | None = None
     try:

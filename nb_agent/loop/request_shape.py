@@ -72,7 +72,8 @@ class RequestShape:
         messages = api_history.normalize(history) if api_history is not None else normalize_for_api(history)
         system = self.system
         if self.prompt_caching:
-            messages = with_message_breakpoints(messages, budget=MAX_BREAKPOINTS - count_breakpoints({"system": system}))
+            # normalizing makes a new list per request: marked in place
+            messages = with_message_breakpoints(messages, budget=MAX_BREAKPOINTS - count_breakpoints({"system": system}), in_place=True)
         else:
             system = without_cache_control(system)
         return ModelRequest(

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from nb_agent.hooks.types import SubagentInfo
 from nb_agent.loop.request_shape import RequestShape
-from nb_agent.messages import AssistantMessage, CompactBoundaryMessage, StreamEvent
+from nb_agent.messages import ApiHistory, AssistantMessage, CompactBoundaryMessage, StreamEvent
 from nb_agent.model.client import ModelRequest
 from nb_agent.tools.base import ToolUseContext
 from nb_agent.tools.pipeline import ToolRunDeps
@@ -127,6 +127,9 @@ class QueryDeps:
     collapse_drain: Callable[[list[Any]], Awaitable[list[Any] | None]] | None = None
     apply_tool_result_budget: Callable[[list[Any]], Awaitable[list[Any]]] | None = None
     snip: Callable[[list[Any]], list[Any]] | None = None
+    rewrite_tool_results: Callable[[list[Any], ToolUseContext], Awaitable[list[Any]]] | None = None
+    """The tiers that rewrite old tool results in place (result budget, microcompact, image
+    window), as one incremental pass: the session's ``ContextManager`` provides it."""
     is_at_blocking_limit: Callable[[list[Any], str], bool] = lambda messages, model: False
     refresh_tools: Callable[[ToolUseContext], Awaitable[ToolUseContext]] | None = None
     summarize_tool_uses: Callable[[list[Any], list[Any]], Awaitable[Any]] | None = None
@@ -165,6 +168,9 @@ class QueryParams:
     """Set for a subagent's loop: its end runs SubagentStop hooks (with this identity) instead of Stop."""
     prompt_caching: bool = True
     """Mark cache breakpoints (``nb_agent.model.prompt_cache``); False removes them all."""
+    api_history: ApiHistory | None = None
+    """The session's normalized history, kept across submissions so a new one normalizes
+    only what it adds (None: one for this submission)."""
 
     @property
     def shape(self) -> RequestShape:

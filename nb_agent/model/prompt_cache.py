@@ -84,12 +84,16 @@ def breakpoint_positions(messages: Sequence[dict[str, Any]]) -> list[int]:
     return positions
 
 
-def with_message_breakpoints(messages: list[dict[str, Any]], *, budget: int = MAX_BREAKPOINTS - 1) -> list[dict[str, Any]]:
-    """``messages`` with the rolling breakpoints added (at most ``budget`` of them)."""
+def with_message_breakpoints(
+    messages: list[dict[str, Any]], *, budget: int = MAX_BREAKPOINTS - 1, in_place: bool = False
+) -> list[dict[str, Any]]:
+    """``messages`` with the rolling breakpoints added (at most ``budget`` of them): a copy,
+    or ``messages`` itself with ``in_place`` (for a list made for this request alone; the
+    marked messages are new dicts either way, the others are shared)."""
     positions = breakpoint_positions(messages)[-budget:] if budget > 0 else []
     if not positions:
         return messages
-    out = list(messages)
+    out = messages if in_place else list(messages)
     for position in positions:
         out[position] = _marked(out[position])
     return out

@@ -122,3 +122,19 @@ def test_flags_leave_the_asking_to_the_rule_engine(shell):
     assert not tool.is_concurrency_safe(parsed) and not tool.is_read_only(parsed)
     # no tool-level ask: it would outrank an "Always allow" rule (see test_transformer_and_policy)
     assert isinstance(asyncio.run(tool.check_permissions(parsed, tool_context([tool]))), PermissionAllow)
+
+
+def test_figures_enter_the_conversation_fitted_for_the_model(shell):
+    import base64
+    import io
+
+    import matplotlib
+    from PIL import Image
+
+    matplotlib.use("agg")
+    code = "import matplotlib.pyplot as plt\nfig = plt.figure(figsize=(20, 12), dpi=100)\nplt.scatter(range(500), [i % 37 for i in range(500)])"
+    _, content = _run(shell, code)
+    (image,) = [b for b in content if b["type"] == "image"]
+    decoded = Image.open(io.BytesIO(base64.b64decode(image["source"]["data"])))
+    assert max(decoded.size) <= 1024  # not the 2000 px the figure was drawn at
+    assert image["source"]["media_type"] == "image/" + decoded.format.lower()

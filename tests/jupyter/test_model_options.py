@@ -1,5 +1,5 @@
 """Model-side settings from the notebook: --max-budget, --fallback-model, %agent provider,
-AgentMagics.provider / fallback_model / auto_compact."""
+AgentMagics.provider / fallback_model / auto_compact / keep_images."""
 
 from __future__ import annotations
 
@@ -56,3 +56,15 @@ def test_auto_compact_setting_reaches_the_engine(kernel):
     finally:
         kernel.run("%config AgentMagics.auto_compact = True")
     assert kernel.run(f"print({ENGINE}.context_manager.config.auto_compact)").stdout.strip() == "True"
+
+
+def test_keep_images_setting_reaches_the_engine_within_its_range(kernel):
+    kernel.run("%agent new")
+    try:
+        kernel.run("%config AgentMagics.keep_images = 6")
+        assert kernel.run(f"print({ENGINE}.context_manager.config.keep_images)").stdout.strip() == "6"
+        kernel.run("%config AgentMagics.keep_images = 50")
+        assert kernel.run(f"print({ENGINE}.context_manager.config.keep_images)").stdout.strip() == "8"
+    finally:
+        kernel.run("%config AgentMagics.keep_images = 4")
+    assert kernel.run(f"print({ENGINE}.context_manager.config.keep_images)").stdout.strip() == "4"

@@ -4,7 +4,10 @@ The code goes through IPython's input transformers (magics, ``!shell``), runs in
 ``shell.user_ns`` on the kernel's main thread (variables persist), and a trailing
 expression's value is formatted by IPython's display formatter. stdout/stderr and
 ``display()`` output are captured (and shown live on the tool card); new matplotlib
-figures are saved as PNG image blocks, so the model sees its plots, and closed.
+figures are saved as image blocks, so the model sees its plots, and closed. Every image
+is fitted to what the model needs first (``fit_figure``: about 1,000 px, a palette PNG or
+a JPEG, whichever is smaller), so a chart enters the conversation at a fraction of its
+PNG size.
 
 A kernel interrupt must stop even a busy synchronous loop: while user code runs, a
 SIGINT handler raises ``KeyboardInterrupt`` in it *and* calls the previous handler
@@ -34,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nb_agent.errors import AbortError
 from nb_agent.messages import INTERRUPT_MESSAGE, ContentBlock
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
+from nb_agent.tools.files.media import fit_figure, image_block
 from nb_agent.jupyter.tools.bridge import KernelBridge
 
 MAX_STREAM_CHARS = 20_000
@@ -301,6 +305,16 @@ def _display_parts(outputs: list[dict[str, Any]]) -> tuple[list[str], list[str]]
     return texts, images
 
 
+def _fitted(png_base64: str) -> tuple[str, str]:
+    """A PNG (base64) as the model needs it: ``(media type, base64)``."""
+    try:
+        raw = base64.b64decode(png_base64, validate=True)
+    except ValueError:
+        return "image/png", png_base64
+    media_type, fitted = fit_figure(raw)
+    return media_type, base64.b64encode(fitted).decode("ascii") if fitted is not raw else png_base64
+
+
 _PROMPT = """\
 Runs Python code in the user's live Jupyter kernel, in the same namespace as their notebook cells.
 
@@ -408,8 +422,9 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
                 value_images.append(payload if isinstance(payload, str) else base64.b64encode(payload).decode("ascii"))
         display_texts, display_images = _display_parts(capture.displays)
         images = [*display_images, *value_images, *_collect_figures(figures_before, figure_numbers)]
-        images = [i for i in images if len(i) * 3 // 4 <= MAX_IMAGE_BYTES]
-        kept, omitted = images[:MAX_IMAGES], max(0, len(images) - MAX_IMAGES)
+        kept = [_fitted(i) for i in images[:MAX_IMAGES]]
+        kept = [(media_type, data) for media_type, data in kept if len(data) * 3 // 4 <= MAX_IMAGE_BYTES]
+        omitted = len(images) - len(kept)
         data = ExecuteCodeResult(
             code=code,
             stdout=_cut(strip_ansi(capture.stdout.getvalue()), MAX_STREAM_CHARS),
@@ -429,10 +444,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
             if not data.images:
                 return text
             blocks: list[ContentBlock] = [{"type": "text", "text": text}]
-            blocks += [
-                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}}
-                for image in data.images
-            ]
+            blocks += [image_block(media_type, image) for media_type, image in data.images]
             return blocks
         if isinstance(data, ExecuteCodeResult):
             return data.to_text()
@@ -440,12 +452,12 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
 
 
 class _WithImages(BaseModel):
-    """The result plus its PNGs (the PNGs become image blocks for the model)."""
+    """The result plus its images, ``(media type, base64)`` (they become image blocks for the model)."""
 
     model_config = ConfigDict(frozen=True)
 
     result: ExecuteCodeResult
-    images: list[str] = Field(default_factory=list, exclude=True)
+    images: list[tuple[str, str]] = Field(default_factory=list, exclude=True)
 
     @property
     def code(self) -> str:

@@ -1,10 +1,13 @@
-"""Non-text files for Read: images and PDFs become content blocks; other binaries are refused."""
+"""Images and PDFs for the model: Read's non-text files become content blocks (other
+binaries are refused), and figures are fitted to what the model needs before they enter
+the conversation."""
 
 from __future__ import annotations
 
 import base64
 import io
 from pathlib import Path
+from typing import Any
 
 from nb_agent.errors import ToolError
 from nb_agent.messages import ContentBlock
@@ -22,6 +25,13 @@ MAX_IMAGE_BYTES = 3_750_000
 """Raw bytes whose base64 form stays under the API's 5 MB per-image limit."""
 MAX_IMAGE_SIDE = 2000
 """Longest side after shrinking an over-size image (needs Pillow)."""
+FIGURE_MAX_SIDE = 1024
+FIGURE_MAX_PIXELS = 1024 * 768
+"""A figure is scaled down to fit both (about 1,000 tokens at most): a chart's text stays
+legible, and larger images cost upload and tokens for detail the model does not use (the
+API itself scales anything above 1,568 px or 1.15 megapixels down)."""
+FIGURE_COLORS = 128
+"""Colors of a figure re-encoded as a palette PNG (charts have few; antialiasing adds shades)."""
 MAX_PDF_BYTES = 20 * 1024 * 1024
 """PDFs above this are refused (the request as a whole is capped at 32 MB)."""
 
@@ -123,3 +133,59 @@ def _shrink_image(raw: bytes) -> tuple[str, bytes] | None:
         if buffer.tell() <= MAX_IMAGE_BYTES:
             return "image/jpeg", buffer.getvalue()
     return None
+
+
+def fit_figure(raw: bytes) -> tuple[str, bytes]:
+    """``(media_type, bytes)`` of an image (a plot) as the model needs it: at most
+    :data:`FIGURE_MAX_SIDE` px on its long side and :data:`FIGURE_MAX_PIXELS`, re-encoded as
+    the smaller of a palette PNG (lossless when it has at most 256 colors; else
+    :data:`FIGURE_COLORS`, which keeps a chart's lines and text) and a JPEG (which suits a
+    photo). Returned unchanged when Pillow is missing, the bytes are not an image Pillow
+    reads, or re-encoding saves nothing."""
+    media_type = sniff_image_type(raw[:16])
+    try:
+        from PIL import Image  # optional: figures come from matplotlib, which requires Pillow
+    except ImportError:
+        return media_type or "image/png", raw
+    try:
+        with Image.open(io.BytesIO(raw)) as image:
+            image.load()
+            rgb = _on_white(image)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return media_type or "image/png", raw
+    width, height = rgb.size
+    scale = min(1.0, FIGURE_MAX_SIDE / max(width, height), (FIGURE_MAX_PIXELS / (width * height)) ** 0.5)
+    if scale < 1.0:
+        rgb = rgb.resize((max(1, round(width * scale)), max(1, round(height * scale))), Image.Resampling.LANCZOS)
+    candidates = [("image/png", _palette_png(rgb))]
+    if rgb.getcolors(256) is None:  # many colors: a photo may be smaller as a JPEG
+        buffer = io.BytesIO()
+        rgb.save(buffer, format="JPEG", quality=85, optimize=True)
+        candidates.append(("image/jpeg", buffer.getvalue()))
+    best = min(candidates, key=lambda c: len(c[1]))
+    if scale == 1.0 and len(best[1]) >= len(raw) and media_type is not None:
+        return media_type, raw
+    return best
+
+
+def _on_white(image: Any) -> Any:
+    """RGB, transparent parts laid on white (as a notebook shows a figure)."""
+    from PIL import Image
+
+    if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        background = Image.new("RGB", rgba.size, "white")
+        background.paste(rgba, mask=rgba.getchannel("A"))
+        return background
+    return image.convert("RGB")
+
+
+def _palette_png(rgb: Any) -> bytes:
+    from PIL import Image
+
+    colors = rgb.getcolors(256)
+    count = len(colors) if colors is not None else FIGURE_COLORS
+    palette = rgb.quantize(colors=count, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    buffer = io.BytesIO()
+    palette.save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
