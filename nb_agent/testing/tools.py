@@ -25,6 +25,13 @@ class RecordingInput(BaseModel):
     fail: bool = Field(default=False, description="Raise a ToolError.")
     crash: bool = Field(default=False, description="Raise a RuntimeError (a bug).")
     progress: int = Field(default=0, description="Progress reports to send.")
+    meet: int = Field(
+        default=0,
+        description=(
+            "Wait until this many calls of this tool are running at once (at most MEET_TIMEOUT_S): "
+            "concurrency shown as an event, not as overlapping sleeps a loaded machine can pull apart."
+        ),
+    )
 
 
 @dataclass(kw_only=True)
@@ -34,6 +41,12 @@ class CallRecord:
     started: float
     ended: float | None = None
     cancelled: bool = False
+    met: bool = False
+    """With ``meet``: the other calls arrived while this one was running."""
+
+
+MEET_TIMEOUT_S = 30.0
+"""Generous: only separates "ran together" from "ran one after another"."""
 
 
 class RecordingTool(Tool[RecordingInput]):
@@ -59,6 +72,9 @@ class RecordingTool(Tool[RecordingInput]):
         self.calls: list[CallRecord] = []
         self.started = asyncio.Event()
         """Set when a call starts: tests act on it rather than after a guessed delay."""
+        self._running = 0
+        self._most_running = 0
+        self._arrivals = asyncio.Condition()
 
     def prompt(self) -> str:
         return f"{self.name}: echoes its input (test tool)."
@@ -72,11 +88,24 @@ class RecordingTool(Tool[RecordingInput]):
     def interrupt_behavior(self) -> InterruptBehavior:
         return self._interrupt
 
+    async def _meet(self, count: int) -> bool:
+        async with self._arrivals:
+            self._most_running = max(self._most_running, self._running)
+            self._arrivals.notify_all()
+            try:
+                await asyncio.wait_for(self._arrivals.wait_for(lambda: self._most_running >= count), MEET_TIMEOUT_S)
+            except asyncio.TimeoutError:  # noqa: UP041 - a distinct class on Python 3.10
+                return False
+            return True
+
     async def call(self, input: RecordingInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         record = CallRecord(tool=self.name, value=input.value, started=time.monotonic())
         self.calls.append(record)
         self.started.set()
+        self._running += 1
         try:
+            if input.meet:
+                record.met = await self._meet(input.meet)
             for i in range(input.progress):
                 on_progress({"step": i + 1, "of": input.progress})
                 await asyncio.sleep(0)
@@ -86,6 +115,7 @@ class RecordingTool(Tool[RecordingInput]):
             record.cancelled = True
             raise
         finally:
+            self._running -= 1
             record.ended = time.monotonic()
         if input.crash:
             raise RuntimeError(f"{self.name} crashed")

@@ -23,9 +23,9 @@ def overlapping(a, b) -> bool:
     return a.started < b.ended and b.started < a.ended
 
 
-def sub_route(tool: str, tag: str, sleep: float) -> list[Reply]:
+def sub_route(tool: str, tag: str, sleep: float = 0.0, meet: int = 0) -> list[Reply]:
     return [
-        Reply(content=[tool_use(tool, {"value": tag, "sleep": sleep})]),
+        Reply(content=[tool_use(tool, {"value": tag, "sleep": sleep, "meet": meet})]),
         Reply(content=[text(f"{tag} done")]),
     ]
 
@@ -35,7 +35,7 @@ async def test_three_agents_in_one_response_run_concurrently(make_agent_engine):
     engine, script = make_agent_engine(
         {
             "": [Reply(content=[agent_call("a", "Explore"), agent_call("b", "Explore"), agent_call("c", "Explore")]), Reply(content=[text("all done")])],
-            **{f"[{t}]": sub_route("Echo", t, 0.3) for t in "abc"},
+            **{f"[{t}]": sub_route("Echo", t, meet=3) for t in "abc"},
         },
         tools=[echo],
     )
@@ -43,8 +43,7 @@ async def test_three_agents_in_one_response_run_concurrently(make_agent_engine):
     assert out.result.subtype == "success"
     script.assert_exhausted()
     assert len(echo.calls) == 3
-    a, b, c = echo.calls
-    assert overlapping(a, b) and overlapping(b, c) and overlapping(a, c)
+    assert all(call.met for call in echo.calls), "the three agents' calls were not all running at once"
     assert [r["content"].split("\n")[0] for r in out.tool_results if "done" in str(r["content"])][:3] == ["a done", "b done", "c done"]
     assert_history_invariant(engine.messages)
 
@@ -57,8 +56,8 @@ async def test_kernel_tools_are_serialized_across_agents_while_file_tools_overla
             "": [Reply(content=[agent_call("k1"), agent_call("k2"), agent_call("e1"), agent_call("e2")]), Reply(content=[text("ok")])],
             "[k1]": sub_route("ExecuteCode", "k1", 0.2),
             "[k2]": sub_route("ExecuteCode", "k2", 0.2),
-            "[e1]": sub_route("Echo", "e1", 0.2),
-            "[e2]": sub_route("Echo", "e2", 0.2),
+            "[e1]": sub_route("Echo", "e1", meet=2),
+            "[e2]": sub_route("Echo", "e2", meet=2),
         },
         tools=[kernel, echo],
     )
@@ -67,8 +66,7 @@ async def test_kernel_tools_are_serialized_across_agents_while_file_tools_overla
     script.assert_exhausted()
     k1, k2 = kernel.calls
     assert not overlapping(k1, k2), "two agents ran kernel code at the same time"
-    e1, e2 = echo.calls
-    assert overlapping(e1, e2)
+    assert all(call.met for call in echo.calls), "the file tools of two agents did not run at once"
 
 
 async def test_parent_context_keeps_only_the_reports(make_agent_engine):
