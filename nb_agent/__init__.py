@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_agent import import_guard as _import_guard
-
-__version__ = "0.1.0"
+from nb_agent.version import __version__ as __version__
 
 # First thing: nothing nb_agent imports from here on may come from the kernel's folder.
 _import_guard.install()

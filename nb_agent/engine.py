@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from nb_agent.abort import AbortController
 from nb_agent.checkpoints.protocol import RunCheckpoints
+from nb_agent.context.compaction import CompactionResult
 from nb_agent.context.manager import ContextManager
 from nb_agent.engine_config import MAIN_QUERY_SOURCE, EngineConfig, EngineOptions, default_model
 from nb_agent.errors import NbAgentError
@@ -23,9 +24,9 @@ from nb_agent.hooks.background import BackgroundHooks
 from nb_agent.hooks.lifecycle import SessionHooks
 from nb_agent.hooks.prompt_hook import PROMPT_HOOK_QUERY_SOURCE
 from nb_agent.hooks.registry import Hooks
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.loop.query import query
-from nb_agent.loop.request_shape import RequestShape
-from nb_agent.loop.state import CompactionResult, QueryDeps, QueryParams, Terminal, TerminalReason
+from nb_agent.loop.state import QueryDeps, QueryParams, Terminal, TerminalReason
 from nb_agent.loop.token_budget import parse_token_budget
 from nb_agent.memory.attachments import nested_memory_attachments
 from nb_agent.messages import (
@@ -46,16 +47,16 @@ from nb_agent.model.model_ids import DEFAULT_MAIN_MODEL, priced_model, small_fas
 from nb_agent.model.pricing import Usage
 from nb_agent.model.prompt_cache import prompt_caching_enabled
 from nb_agent.model.providers import Provider
+from nb_agent.model.request_shape import RequestShape
 from nb_agent.model.retry import RetryContext, stream_with_retry
 from nb_agent.model.transport import ModelTransport
 from nb_agent.permissions.types import CanUseTool, PermissionDenialRecord, PermissionMode, PermissionPolicy
 from nb_agent.prompts import build_system_prompt
 from nb_agent.session_context import SessionContext
+from nb_agent.skills.invocation import UserInvocation, user_invocation
 from nb_agent.skills.loader import SkillCatalog
 from nb_agent.skills.tool import listing_for_tools
-from nb_agent.skills.invocation import UserInvocation, user_invocation
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
-from nb_agent.tools.pipeline import ToolRunDeps
 from nb_agent.tools.services import ToolServices
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import tool_references_enabled

@@ -145,40 +145,45 @@ class ImportGraph:
         return [i for i in self.imports if i.lazy and not i.type_only]
 
     def _eager_targets(self) -> dict[str, set[str]]:
-        """What importing each module executes directly: its module-level imports of package
-        modules, with the packages between the root and each of them (their ``__init__``
-        runs first). The root package itself is left out: it is always the first module
-        initialised, so reaching it again implicitly never re-runs it."""
+        """The package modules each module imports at module level (explicit edges)."""
         eager: dict[str, set[str]] = {m: set() for m in self.modules}
         for imp in self.internal(include_lazy=False):
-            parts = imp.target.split(".")
-            for n in range(2, len(parts) + 1):
-                name = ".".join(parts[:n])
-                if name in self.modules and name != imp.source:
-                    eager[imp.source].add(name)
+            if imp.target in self.modules and imp.target != imp.source:
+                eager[imp.source].add(imp.target)
         return eager
 
+    def _reaches(self, start: str, goal: str, eager: dict[str, set[str]]) -> bool:
+        """Does importing ``start`` execute ``goal`` (before ``goal`` has run)? Importing a
+        module first runs the ``__init__`` of the packages above it, except those already
+        running: the packages above ``goal`` (they run before ``goal`` does) and the root."""
+        settled = set(_ancestors(goal)) | {self.package_dir.name}
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            module = todo.pop()
+            nexts = set(eager.get(module, ()))
+            nexts.update(a for a in _ancestors(module) if a not in settled and a in self.modules)
+            for nxt in nexts - seen:
+                if nxt == goal:
+                    return True
+                seen.add(nxt)
+                todo.append(nxt)
+        return False
+
     def cycle_dodges(self) -> list[Import]:
-        """Lazy imports of a package module whose target already imports the importer when
-        it is imported (so the import, made module-level, would be a cycle)."""
+        """Lazy imports of a package module whose target, when imported, already imports the
+        importer (so the import, made module-level, would be a module import cycle)."""
         eager = self._eager_targets()
-        closure: dict[str, set[str]] = {}
-
-        def reach(start: str) -> set[str]:
-            if start not in closure:
-                seen: set[str] = set()
-                todo = [start]
-                while todo:
-                    for nxt in eager.get(todo.pop(), ()):
-                        if nxt not in seen:
-                            seen.add(nxt)
-                            todo.append(nxt)
-                closure[start] = seen
-            return closure[start]
-
         return [
-            i for i in self.internal() if i.lazy and i.target in self.modules and i.source in reach(i.target)
+            i
+            for i in self.internal()
+            if i.lazy and i.target in self.modules and i.target != i.source and self._reaches(i.target, i.source, eager)
         ]
+
+
+def _ancestors(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:n]) for n in range(1, len(parts))]
 
 
 def strongly_connected(edges: dict[tuple[str, str], list[Import]]) -> list[list[str]]:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from nb_agent.errors import NbAgentError, PromptTooLongError
-from nb_agent.loop.state import CompactionResult
+from nb_agent.context.compaction import CompactionResult
 from nb_agent.messages import (
     CompactBoundaryMessage,
     ContentBlock,

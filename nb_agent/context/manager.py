@@ -26,21 +26,18 @@ from typing import Any
 from nb_agent.abort import AbortSignal
 from nb_agent.context.autocompact import autocompact_if_needed, is_compaction_failure
 from nb_agent.context.compact import CompactionError, CompactTrigger, ShapedRequest, compact_conversation
+from nb_agent.context.compaction import AutoCompactTracking, CompactionResult
 from nb_agent.context.config import ContextConfig, ContextThresholds, thresholds_for
+from nb_agent.context.content_replacement import TRANSCRIPT_KIND as REPLACEMENT_KIND
 from nb_agent.context.content_replacement import (
-    TRANSCRIPT_KIND as REPLACEMENT_KIND,
     ContentReplacementState,
     reconstruct_content_replacement_state,
     records_from_entries,
 )
 from nb_agent.context.images import TRANSCRIPT_KIND as IMAGE_KIND
 from nb_agent.context.images import ImageWindowState, clamp_keep, state_from_entries
-from nb_agent.context.microcompact import (
-    TRANSCRIPT_KIND as MICROCOMPACT_KIND,
-    MicrocompactState,
-    Trigger,
-    minutes_since_last_assistant,
-)
+from nb_agent.context.microcompact import TRANSCRIPT_KIND as MICROCOMPACT_KIND
+from nb_agent.context.microcompact import MicrocompactState, Trigger, minutes_since_last_assistant
 from nb_agent.context.result_rewrites import ToolResultRewrites
 from nb_agent.context.snip import snip_history
 from nb_agent.context.tokens import UsageAnchors, estimate_api_messages_tokens, estimate_text_tokens
@@ -48,11 +45,10 @@ from nb_agent.context.tool_result_storage import TOOL_RESULTS_SUBDIR
 from nb_agent.context.tool_results import iter_tool_results
 from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
-from nb_agent.loop.request_shape import RequestShape
 from nb_agent.messages import UserMessage
-from nb_agent.loop.state import AutoCompactTracking, CompactionResult
 from nb_agent.model.model_ids import small_fast_model
 from nb_agent.model.pricing import Usage
+from nb_agent.model.request_shape import RequestShape
 from nb_agent.model.retry import RetryContext, RetryPolicy, call_with_retry
 from nb_agent.tools.base import Tool, ToolUseContext
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+from nb_agent.context.tool_result_storage import process_tool_result_size
 from nb_agent.hooks.types import AggregatedHookResult, HookEvent
 from nb_agent.messages import AttachmentMessage, SystemMessage
 
@@ -35,8 +36,6 @@ def _one_line(text: str, limit: int = _NOTICE_PREVIEW_CHARS) -> str:
 
 def context_messages(result: AggregatedHookResult, event: HookEvent, *, session_dir: Path | None) -> list[AttachmentMessage | SystemMessage]:
     """The context the hooks added: one attachment for the model, notices for the user."""
-    from nb_agent.context.tool_result_storage import process_tool_result_size
-
     if not result.additional_contexts:
         return []
     text = "\n\n".join(result.additional_contexts)

@@ -13,14 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from nb_agent.context.compact import CompactionError
 from nb_agent.errors import AbortError
 from nb_agent.hooks.effects import context_messages, hook_notices
 from nb_agent.hooks.types import HookEvent, HookInput, SessionStartSource
 from nb_agent.messages import AttachmentMessage, SystemMessage
 
 if TYPE_CHECKING:
+    from nb_agent.context.compaction import CompactionResult
     from nb_agent.engine import QueryEngine
-    from nb_agent.loop.state import CompactionResult
 
 @dataclass(kw_only=True)
 class PromptGate:
@@ -118,8 +119,6 @@ class SessionHooks:
         result = await hooks.run("PreCompact", self._input("PreCompact", trigger=hook_trigger, custom_instructions=instructions or ""))
         notices: list[Any] = list(hook_notices(result, "PreCompact"))
         if result.prevent_continuation:
-            from nb_agent.context.compact import CompactionError
-
             raise CompactionError(f"a PreCompact hook stopped the compaction: {result.stop_reason or 'no reason given'}")
         merged = "\n\n".join(part for part in (instructions, *result.additional_contexts) if part)
         return merged or None, notices

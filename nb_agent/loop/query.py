@@ -14,21 +14,22 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nb_agent.abort import AbortableStream
+from nb_agent.context.compaction import CompactionResult
 from nb_agent.errors import AbortError, FallbackTriggeredError, MediaTooLargeError, PromptTooLongError
 from nb_agent.hooks.effects import hook_notices
 from nb_agent.hooks.types import HookEvent, HookInput
+from nb_agent.loop.executor import StreamingToolExecutor
+from nb_agent.loop.pipeline import ToolUpdate
 from nb_agent.loop.state import (
     DEFAULT_MAX_OUTPUT_TOKENS,
     ESCALATED_MAX_OUTPUT_TOKENS,
     MAX_OUTPUT_TOKENS_RECOVERY_LIMIT,
-    CompactionResult,
     Continue,
     QueryDeps,
     QueryParams,
     State,
     Terminal,
 )
-from nb_agent.loop.request_shape import DefinitionCache
 from nb_agent.loop.token_budget import BudgetTracker
 from nb_agent.messages import (
     INTERRUPT_MESSAGE,
@@ -47,10 +48,8 @@ from nb_agent.messages import (
 from nb_agent.model.client import ModelRequest
 from nb_agent.model.errors import classify, is_model_api_error, stop_failure_kind
 from nb_agent.model.models import max_output_tokens_for
+from nb_agent.model.request_shape import DefinitionCache
 from nb_agent.tools.base import ToolUseContext
-from nb_agent.tools.executor import StreamingToolExecutor
-from nb_agent.tools.pipeline import ToolUpdate
-from nb_agent.tools.run_tools import run_tools
 
 MAX_OUTPUT_TOKENS_RECOVERY_TEXT = (
     "Output token limit hit. Resume directly — no apology, no recap of what you were doing. "
@@ -64,7 +63,8 @@ QueryEvent = LoopEvent | Terminal
 class _Turn:
     """One iteration's scratch space (merged into the next State at the end)."""
 
-    executor: StreamingToolExecutor | None
+    executor: StreamingToolExecutor
+    """Runs the turn's tool calls: as their blocks arrive while streaming, else after the stream."""
     assistant_messages: list[AssistantMessage] = field(default_factory=list)
     tool_use_blocks: list[dict[str, Any]] = field(default_factory=list)
     tool_results: list[Any] = field(default_factory=list)
@@ -76,8 +76,6 @@ class _Turn:
     api_error_kind: str = "unknown"
     """What kind of API error ended the turn (the StopFailure hook's ``error``)."""
     prevent_continuation: bool = False
-    context: ToolUseContext | None = None
-    """The tool context after the batch runner applied context modifiers (non-streaming)."""
     definitions: DefinitionCache | None = None
     api_history: ApiHistory | None = None
     """The submission's normalized history, extended turn by turn."""
@@ -133,19 +131,17 @@ async def _prepare_window(state: State, deps: QueryDeps) -> tuple[list[Any], Com
 
 async def _drain_after_abort(turn: _Turn) -> AsyncIterator[LoopEvent]:
     """Answer every tool_use after an abort: running tools end with 'Interrupted by user'."""
-    if turn.executor is not None:
-        async for update in turn.executor.get_remaining_results():
-            yield turn.take(update)
+    async for update in turn.executor.get_remaining_results():
+        yield turn.take(update)
     for block in turn.unanswered():
         yield turn.take(ToolUpdate(message=error_tool_result(block["id"], INTERRUPT_MESSAGE), is_error=True))
 
 
 async def _drain_after_model_error(turn: _Turn, error_text: str) -> AsyncIterator[LoopEvent]:
     """Keep results of tools that already finished; cancel the rest and answer them."""
-    if turn.executor is not None:
-        for update in turn.executor.get_completed_results():
-            yield turn.take(update)
-        turn.executor.discard()
+    for update in turn.executor.get_completed_results():
+        yield turn.take(update)
+    turn.executor.discard()
     for block in turn.unanswered():
         text = f"The model response failed before this tool call could run: {error_text}"
         yield turn.take(ToolUpdate(message=error_tool_result(block["id"], text), is_error=True))
@@ -156,9 +152,8 @@ def _withdraw_attempt(turn: _Turn, params: QueryParams, ctx: ToolUseContext) -> 
     assistant messages and the tool results they got, and start a fresh executor."""
     events: list[LoopEvent] = [TombstoneMessage(target_uuid=m.uuid) for m in turn.assistant_messages]
     events += [TombstoneMessage(target_uuid=m.uuid) for m in turn.tool_results]
-    if turn.executor is not None:
-        turn.executor.discard()
-        turn.executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps)
+    turn.executor.discard()
+    turn.executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps)
     turn.assistant_messages.clear()
     turn.tool_use_blocks.clear()
     turn.tool_results.clear()
@@ -200,11 +195,10 @@ async def _stream_model(
                 yield item
                 for block in item.tool_uses:
                     turn.tool_use_blocks.append(block)
-                    if turn.executor is not None:
+                    if params.streaming_tool_execution:  # else they start when the stream has ended
                         turn.executor.add_tool(block)
-                if turn.executor is not None:
-                    for update in turn.executor.get_completed_results():
-                        yield turn.take(update)
+                for update in turn.executor.get_completed_results():
+                    yield turn.take(update)
                 if ctx.abort_signal.aborted:
                     return
             return
@@ -270,7 +264,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                 yield Terminal(reason="blocking_limit", turn_count=state.turn_count)
                 return
 
-            executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps) if params.streaming_tool_execution else None
+            executor = StreamingToolExecutor(ctx=ctx, deps=params.tool_run_deps)
             turn = _Turn(executor=executor, definitions=definitions, api_history=api_history)
             try:
                 async for event in _stream_model(params, deps, state, window, turn, model_ref):
@@ -311,7 +305,10 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
 
             # Step 5: the tool path.
             try:
-                async for update in _remaining_tool_updates(params, turn, ctx):
+                if not params.streaming_tool_execution:
+                    for block in turn.tool_use_blocks:
+                        turn.executor.add_tool(block)
+                async for update in turn.executor.get_remaining_results():
                     yield turn.take(update)
             except asyncio.CancelledError:
                 abort.abort(INTERRUPT_MESSAGE)
@@ -320,7 +317,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                     yield event
                 yield Terminal(reason="aborted_tools", turn_count=state.turn_count)
                 return
-            if turn.prevent_continuation or (turn.executor is not None and turn.executor.prevent_continuation):
+            if turn.prevent_continuation or turn.executor.prevent_continuation:
                 yield SystemMessage(level="info", subtype="hook_stopped", content="A hook stopped the run after this tool call.")
                 yield Terminal(reason="hook_stopped", turn_count=state.turn_count)
                 return
@@ -334,7 +331,7 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
                     yield attachment
             if deps.summarize_tool_uses is not None:
                 pending_summary = asyncio.ensure_future(deps.summarize_tool_uses(turn.tool_use_blocks, turn.tool_results))
-            next_ctx = turn.executor.context if turn.executor is not None else (turn.context or ctx)  # rebuilt on fallback
+            next_ctx = turn.executor.context  # with the unsafe tools' context modifiers applied
             if deps.refresh_tools is not None:
                 next_ctx = await deps.refresh_tools(next_ctx)
             next_turn = state.turn_count + 1
@@ -354,16 +351,6 @@ async def query(params: QueryParams, deps: QueryDeps) -> AsyncIterator[QueryEven
     finally:
         if pending_summary is not None and not pending_summary.done():
             pending_summary.cancel()
-
-
-async def _remaining_tool_updates(params: QueryParams, turn: _Turn, ctx: ToolUseContext) -> AsyncIterator[ToolUpdate]:
-    if turn.executor is not None:
-        async for update in turn.executor.get_remaining_results():
-            yield update
-        return
-    async for update, updated_ctx in run_tools(turn.tool_use_blocks, ctx, params.tool_run_deps):
-        turn.context = updated_ctx  # unsafe tools' context modifiers, for the next turn
-        yield update
 
 
 @dataclass(kw_only=True)

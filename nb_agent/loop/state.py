@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from nb_agent.context.compaction import AutoCompactTracking, CompactionResult
 from nb_agent.hooks.types import SubagentInfo
-from nb_agent.loop.request_shape import RequestShape
-from nb_agent.messages import ApiHistory, AssistantMessage, CompactBoundaryMessage, StreamEvent
+from nb_agent.loop.pipeline import ToolRunDeps
+from nb_agent.messages import ApiHistory, AssistantMessage, StreamEvent
 from nb_agent.model.client import ModelRequest
+from nb_agent.model.request_shape import RequestShape
 from nb_agent.tools.base import ToolUseContext
-from nb_agent.tools.pipeline import ToolRunDeps
 
 ContinueReason = Literal[
     "next_turn",
@@ -66,15 +67,6 @@ class Terminal:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AutoCompactTracking:
-    """Autocompact bookkeeping across iterations (reset after a successful compaction)."""
-
-    compacted: bool = False
-    turn_counter: int = 0
-    consecutive_failures: int = 0
-
-
-@dataclass(frozen=True, kw_only=True)
 class State:
     messages: list[Any]
     tool_use_context: ToolUseContext
@@ -87,15 +79,6 @@ class State:
     stop_hook_active: bool = False
     turn_count: int = 1
     transition: Continue | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class CompactionResult:
-    """What a compactor returns: the new window (boundary first) and messages to show."""
-
-    messages: list[Any]
-    boundary: CompactBoundaryMessage
-    extra_messages: list[Any] = field(default_factory=list)
 
 
 CallModel = Callable[[ModelRequest], AsyncIterator["StreamEvent | AssistantMessage"]]

@@ -33,6 +33,7 @@ from mcp.client.stdio import stdio_client
 
 from nb_agent.errors import NbAgentError
 from nb_agent.mcp.config import HttpServerConfig, McpServerConfig, StdioServerConfig
+from nb_agent.version import __version__
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -343,8 +344,6 @@ class McpConnection:
 
             http_client = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers) or None))
             transport = streamable_http_client(config.url, http_client=http_client)
-        from nb_agent import __version__
-
         client = Client(
             _watch_eof(transport, self._on_eof),
             mode="legacy",

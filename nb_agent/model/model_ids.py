@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from nb_agent.model.providers import Provider, provider_from_env
+from nb_agent.model.providers import Provider, capabilities_of, provider_from_env
 
 DEFAULT_MAIN_MODEL = "claude-sonnet-4-6"
 DEFAULT_HAIKU_MODEL = "claude-haiku-4-5"
@@ -174,6 +174,22 @@ def small_fast_model(provider: Provider | None = None, env: Mapping[str, str] | 
     return provider_model_id(DEFAULT_HAIKU_MODEL, provider or provider_from_env(env), env)
 
 
+
+
+def supports_web_search(provider: Provider | None = None, model: str | None = None) -> bool:
+    """Whether a request may carry the server-side ``web_search`` tool.
+
+    On Vertex only Claude 4 models offer it; pass ``model`` to check (unknown → allowed
+    only where the provider allows it for every model)."""
+    caps = capabilities_of(provider)
+    if not caps.supports_web_search:
+        return False
+    if caps.web_search_needs_claude_4:
+        name = base_model_name(model or "")
+        return name.startswith("claude-") and generation(name) >= 4
+    return True
+
+
 __all__ = [
     "ALIASES",
     "DEFAULT_HAIKU_MODEL",
@@ -189,4 +205,5 @@ __all__ = [
     "provider_model_id",
     "resolve_model",
     "small_fast_model",
+    "supports_web_search",
 ]

@@ -10,7 +10,7 @@ directly and wins over the three flags. Each provider's SDK client reads its own
 ``ANTHROPIC_FOUNDRY_RESOURCE``, ``ANTHROPIC_FOUNDRY_API_KEY``, ``ANTHROPIC_FOUNDRY_BASE_URL``).
 
 What a provider can do is a :class:`ProviderCapabilities`; ask with
-:func:`capabilities_of` or :func:`supports_web_search` rather than comparing names.
+:func:`capabilities_of` (or :func:`nb_agent.model.model_ids.supports_web_search`) rather than comparing names.
 """
 
 from __future__ import annotations
@@ -116,28 +116,6 @@ def capabilities_of(provider: Provider | None = None) -> ProviderCapabilities:
     return CAPABILITIES[provider or provider_from_env()]
 
 
-def supports_web_search(provider: Provider | None = None, model: str | None = None) -> bool:
-    """Whether a request may carry the server-side ``web_search`` tool.
-
-    On Vertex only Claude 4 models offer it; pass ``model`` to check (unknown → allowed
-    only where the provider allows it for every model)."""
-    caps = capabilities_of(provider)
-    if not caps.supports_web_search:
-        return False
-    if caps.web_search_needs_claude_4:
-        from nb_agent.model.model_ids import base_model_name
-
-        name = base_model_name(model or "")
-        return name.startswith("claude-") and _generation(name) >= 4
-    return True
-
-
-def _generation(name: str) -> int:
-    from nb_agent.model.model_ids import generation
-
-    return generation(name)
-
-
 __all__ = [
     "CAPABILITIES",
     "PROVIDER_ENV",
@@ -148,5 +126,4 @@ __all__ = [
     "capabilities_of",
     "parse_provider",
     "provider_from_env",
-    "supports_web_search",
 ]

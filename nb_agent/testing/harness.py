@@ -24,7 +24,7 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.testing.script import Script, Turn
 from nb_agent.testing.scripted_model import ScriptedTransport
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
-from nb_agent.tools.pipeline import ToolRunDeps
+from nb_agent.loop.pipeline import ToolRunDeps
 
 
 def tool_context(

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import asyncio
 
-from nb_agent.engine import EngineConfig, QueryEngine
+import pytest
+
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.messages import INTERRUPT_MESSAGE
+from nb_agent.model.retry import NO_RETRIES
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.permissions.types import PermissionAsk, PermissionDeny, PermissionPolicy
 from nb_agent.testing import ErrorReply, FakeAnthropicServer, Reply, text, tool_use
@@ -70,9 +73,15 @@ async def test_unknown_tool(make_engine, check_invariant):
     await check_invariant(engine, transport)
 
 
-async def test_sibling_abort(make_engine, check_invariant):
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "after-the-stream"])
+async def test_sibling_abort(make_engine, check_invariant, tmp_path, streaming):
+    """A failing Bash call cancels its running siblings, whether tools start while the model
+    streams or once the stream has ended (the old batch path let the sibling run on)."""
     calls = [tool_use("Echo", {"sleep": 5}), tool_use("Bash", {"fail": True, "sleep": 0.05})]
-    engine, transport = make_engine(_after_turn(*calls), tools=[RecordingTool("Echo"), RecordingTool("Bash")])
+    config = EngineConfig(
+        cwd=tmp_path, model="claude-sonnet-4-6", streaming_tool_execution=streaming, options=EngineOptions(retry_policy=NO_RETRIES)
+    )
+    engine, transport = make_engine(_after_turn(*calls), tools=[RecordingTool("Echo"), RecordingTool("Bash")], config=config)
     out = await collect(engine, "go")
     assert out.result.subtype == "success"
     assert "Cancelled: parallel tool call Bash(" in _results(engine)[calls[0]["id"]]

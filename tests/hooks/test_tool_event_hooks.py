@@ -16,7 +16,7 @@ from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant, collect
 from nb_agent.testing.tools import FunctionTool, RecordingTool
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.tools.pipeline import ToolRunDeps
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.tools.services import ToolServices
 
 from .conftest import one, settings_hooks

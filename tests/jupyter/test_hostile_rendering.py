@@ -116,7 +116,9 @@ def structure(markup: str) -> Structure:
 
 
 def _subagent(make: Any, *, finished: bool, background: bool = False) -> SubagentView:
-    view = SubagentView(agent_id="a1", agent_type=make("agent_type"), description=make("subagent description"), background=background)
+    view = SubagentView(
+        agent_id="a1", agent_type=make("agent_type"), description=make("subagent description"), background=background, state=RunState()
+    )
     view.state.items.append(ToolCall(tool_use_id="s1", name="Read", input={"file_path": make("subagent read path")}, input_complete=True, status="done"))
     if finished:
         view.status = "failed"

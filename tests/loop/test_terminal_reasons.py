@@ -12,7 +12,7 @@ from nb_agent.testing import ErrorReply, Reply, prompt_too_long_error, text, too
 from nb_agent.testing.collect import assert_history_invariant
 from nb_agent.testing.harness import run_query, tool_context
 from nb_agent.testing.tools import RecordingTool
-from nb_agent.tools.pipeline import ToolRunDeps
+from nb_agent.loop.pipeline import ToolRunDeps
 
 COVERED: set[str] = set()
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.model.providers import Provider, capabilities_of, parse_provider, provider_from_env, supports_web_search
+from nb_agent.model.model_ids import supports_web_search
+from nb_agent.model.providers import Provider, capabilities_of, parse_provider, provider_from_env
 
 
 def test_first_party_by_default() -> None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nb_agent.jupyter.tools.inspect_variables import user_variables
+
 log = logging.getLogger(__name__)
 
 
@@ -73,7 +75,6 @@ class NamespaceWatch:
         if tracker is None:
             return cls(bridge, None)
         from nb_agent.checkpoints.namespace import scan_code
-        from nb_agent.jupyter.tools.inspect_variables import user_variables
 
         try:
             return cls(bridge, tracker.begin_call(user_variables(bridge.shell), scan_code(tree)))
@@ -85,7 +86,6 @@ class NamespaceWatch:
         if self.pending is None:
             return []
         from nb_agent.checkpoints.namespace import call_lines
-        from nb_agent.jupyter.tools.inspect_variables import user_variables
 
         try:
             record = self.bridge.namespace.end_call(self.pending, user_variables(self.bridge.shell))

@@ -10,14 +10,16 @@ anything that could be slow or change state beyond well-known containers.
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.objects import describe_one_line, human_bytes, memory, shape_text, type_name
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
-from nb_agent.jupyter.tools.bridge import KernelBridge
+
+if TYPE_CHECKING:
+    from nb_agent.jupyter.tools.bridge import KernelBridge
 
 IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "open"})
 MAX_LISTED = 200

@@ -13,8 +13,15 @@ import logging
 from typing import Any
 
 from nb_agent.jupyter.html import el, markdown_source
+from nb_agent.jupyter.view.run_state import RunState
 from nb_agent.jupyter.view.subagent import SubagentView
-from nb_agent.jupyter.view.subagent_card import live_subagent_html, static_html, static_markdown, static_plain, static_summary
+from nb_agent.jupyter.view.subagent_card import (
+    live_subagent_html,
+    static_html,
+    static_markdown,
+    static_plain,
+    static_summary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +44,7 @@ class BackgroundAgentCard:
     def __init__(self, run: Any) -> None:
         from IPython.display import display
 
-        self.view = SubagentView.for_run(run)
+        self.view = SubagentView.for_run(run, state=RunState(model=run.model))
         self.updates = 0
         self._loop = asyncio.get_running_loop()
         self._pending: asyncio.TimerHandle | None = None

@@ -7,12 +7,14 @@ static rendering and the text view; markup is made by :mod:`nb_agent.jupyter.htm
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nb_agent.jupyter.html import Html, WebUrl, el, join, style, web_url
 from nb_agent.jupyter.html import markdown as markdown_html
 from nb_agent.jupyter.view import theme
-from nb_agent.jupyter.view.run_state import ToolCall
+
+if TYPE_CHECKING:
+    from nb_agent.jupyter.view.run_state import ToolCall
 
 HANDLED = frozenset({"TodoWrite", "AskUserQuestion", "ExitPlanMode", "EnterPlanMode", "WebSearch"})
 _MARKS = {"completed": "☑", "in_progress": "▶", "pending": "☐"}

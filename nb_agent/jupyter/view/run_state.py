@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from nb_agent.jupyter.view.interaction_render import preview
 from nb_agent.jupyter.view.markdown_stream import MarkdownStream
+from nb_agent.jupyter.view.subagent import SubagentView
 
 INTERRUPT_TEXT = "Interrupted by user"
 STOP_HOOK_FEEDBACK_PREFIX = "Stop hook feedback:"
@@ -324,8 +326,6 @@ class RunState:
         self.changed(card)
 
     def _on_subagent(self, card: ToolCall, data: dict[str, Any]) -> None:
-        from nb_agent.jupyter.view.subagent import SubagentView
-
         if card.subagent is None:
             card.subagent = SubagentView(
                 agent_id=data["subagent_id"],
@@ -363,8 +363,6 @@ class RunState:
         self._schedule()
 
     def _end_subagent(self, card: ToolCall) -> None:
-        from nb_agent.jupyter.view.subagent import SubagentView
-
         outcome = card.structured
         if card.subagent is None:
             card.subagent = SubagentView(
@@ -477,8 +475,6 @@ class RunState:
 
 def input_preview(card: ToolCall, limit: int = 200) -> str:
     """The key input of a call, in one line: command, path, code, pattern, else JSON."""
-    from nb_agent.jupyter.view.interaction_render import preview
-
     special = preview(card)
     if special is not None:
         return special if len(special) <= limit else special[: limit - 1] + "…"

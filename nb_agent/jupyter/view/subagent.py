@@ -5,11 +5,11 @@ counters and, at the end, its outcome."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nb_agent.jupyter.view.run_state import RunState, ToolCall
+if TYPE_CHECKING:
+    from nb_agent.jupyter.view.run_state import RunState, ToolCall
 
 SubagentStatus = str
 """``running``, ``completed``, ``failed``, ``stopped``, or ``launched`` (in the background)."""
@@ -20,9 +20,10 @@ class SubagentView:
     agent_id: str
     agent_type: str = ""
     description: str = ""
+    state: RunState
+    """The subagent's own run (its maker gives it: a RunState holds SubagentViews in turn)."""
     background: bool = False
     status: SubagentStatus = "running"
-    state: RunState = field(default_factory=RunState)
     input_tokens: int = 0
     output_tokens: int = 0
     final_text: str = ""
@@ -31,14 +32,14 @@ class SubagentView:
     ended_at: float | None = None
 
     @classmethod
-    def for_run(cls, run: Any, *, clock: Callable[[], float] = time.monotonic) -> SubagentView:
-        """From an engine ``SubagentRun`` (a background agent, followed directly)."""
+    def for_run(cls, run: Any, *, state: RunState) -> SubagentView:
+        """From an engine ``SubagentRun`` (a background agent, followed directly), shown in ``state``."""
         return cls(
             agent_id=run.agent_id,
             agent_type=run.agent_type,
             description=run.description,
             background=run.background,
-            state=RunState(model=run.model, clock=clock),
+            state=state,
         )
 
     # --- feeding ---------------------------------------------------------------------------

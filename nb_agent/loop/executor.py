@@ -1,9 +1,14 @@
-"""StreamingToolExecutor (SPEC §3): tools start while the model is still streaming.
+"""StreamingToolExecutor (SPEC §3): the one scheduler of a turn's tool calls.
 
-Each tool goes ``queued → executing → completed → yielded``. Concurrency-safe tools run
-together (up to the concurrency cap); an unsafe tool runs alone. Results come out strictly
-in the order the tool_use blocks arrived; progress comes out at once. A failing Bash call
-aborts its running siblings through a child abort controller (not the whole run).
+With streaming tool execution a tool starts at its block's ``content_block_stop``, while
+the model is still streaming; without it the loop adds the turn's blocks once the stream
+has ended. Either way the same rules hold. Each tool goes ``queued → executing →
+completed → yielded``; the queue is cut at unsafe calls (barriers): consecutive
+concurrency-safe tools run together (up to the concurrency cap), an unsafe tool runs
+alone, and nothing overtakes a queued unsafe tool. Results come out strictly in the order
+the tool_use blocks arrived; progress comes out at once. A failing Bash call aborts its
+running siblings through a child abort controller (not the whole run); an unsafe tool's
+context modifier applies to the tools after it and to the next turn.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nb_agent.abort import AbortController
+from nb_agent.loop.pipeline import ToolRunDeps, ToolUpdate, no_such_tool_message, run_tool_use
 from nb_agent.messages import INTERRUPT_MESSAGE, ContentBlock, error_tool_result
 from nb_agent.tools.base import Tool, ToolUseContext, find_tool
-from nb_agent.tools.pipeline import ToolRunDeps, ToolUpdate, no_such_tool_message, run_tool_use
 
 DEFAULT_MAX_TOOL_CONCURRENCY = 10
 MAX_TOOL_CONCURRENCY_ENVS = ("NB_AGENT_MAX_TOOL_CONCURRENCY", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")

@@ -10,8 +10,8 @@ from nb_agent.testing import tool_use
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import FunctionTool, RecordingInput, RecordingTool
 from nb_agent.tools.base import ToolResult
-from nb_agent.tools.executor import StreamingToolExecutor
-from nb_agent.tools.pipeline import ToolRunDeps
+from nb_agent.loop.executor import StreamingToolExecutor
+from nb_agent.loop.pipeline import ToolRunDeps
 
 
 def _executor(*tools, **kw):
@@ -91,7 +91,7 @@ async def test_max_concurrency_from_the_environment(monkeypatch, variable):
 
 def test_claude_codes_variable_is_read_and_nb_agents_own_wins(monkeypatch):
     """Audit defect 9: Claude Code's variable is read, as its other variables are."""
-    from nb_agent.tools.executor import max_tool_concurrency
+    from nb_agent.loop.executor import max_tool_concurrency
 
     monkeypatch.delenv("NB_AGENT_MAX_TOOL_CONCURRENCY", raising=False)
     monkeypatch.setenv("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY", "3")

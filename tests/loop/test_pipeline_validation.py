@@ -14,7 +14,7 @@ from nb_agent.testing.collect import assert_tool_result_invariant, collect
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import RecordingInput, RecordingTool
 from nb_agent.tools.base import ValidationResult
-from nb_agent.tools.pipeline import ToolRunDeps, run_tool_use
+from nb_agent.loop.pipeline import ToolRunDeps, run_tool_use
 
 EVENTS: TypeAdapter[RawMessageStreamEvent] = TypeAdapter(RawMessageStreamEvent)
 
