@@ -78,7 +78,6 @@ def _share(usage: Any) -> float:
 
 async def run(subagent_type: str | None) -> dict[str, Any]:
     from nb_agent.agent import builtin_tools, create_engine
-    from nb_agent.agents import SubagentHost
     from nb_agent.engine import EngineConfig, EngineResult
     from nb_agent.model.pricing import Usage
     from nb_agent.model.transport import AnthropicTransport
@@ -98,7 +97,7 @@ async def run(subagent_type: str | None) -> dict[str, Any]:
                 if isinstance(event, EngineResult) and event.is_error:
                     raise SystemExit(f"run failed: {event.error or event.subtype}")
             server.script.assert_exhausted()
-            runs = list(SubagentHost.of(engine.tool_session.extra).runs.values())
+            runs = list(engine.tool_session.resources.subagents.runs.values())
             first = first_requests_share(server.script, simulator)
             engine.close()
     subagents = Usage()
