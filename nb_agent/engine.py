@@ -695,6 +695,8 @@ class QueryEngine:
         self.messages = []
         self.session_context.clear()
         self.context_manager.reset()
+        if self.tool_pool is not None:
+            self.tool_pool.forget_history()
         self._api_history = ApiHistory()
         self._prepend_cache = {}
         self.transcript = Transcript(self.transcript_path, session_id=self.session_id)

@@ -167,7 +167,29 @@ class Tool(ABC, Generic[InputT]):
         return schema
 
     def to_api_definition(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.prompt(), "input_schema": self.input_json_schema()}
+        """The definition the model is sent: name, description (:meth:`prompt`), input schema.
+
+        Memoised per tool: the schema is built once (a pydantic JSON schema takes
+        milliseconds, and requests send their tools again and again); the definition is
+        made again only when the name or the description changed. The same dict is returned
+        each time: do not change it."""
+        name, description = self.name, self.prompt()
+        memo = self.__dict__.get("_definition_memo")
+        if memo is not None and memo["name"] == name and memo["description"] == description:
+            return memo
+        schema = self.__dict__.get("_schema_memo")
+        if schema is None:
+            schema = self.__dict__["_schema_memo"] = self.input_json_schema()
+        memo = self.__dict__["_definition_memo"] = {"name": name, "description": description, "input_schema": schema}
+        return memo
+
+    def deferred_definition(self) -> dict[str, Any]:
+        """:meth:`to_api_definition` marked ``defer_loading`` (memoised alike)."""
+        base = self.to_api_definition()
+        memo = self.__dict__.get("_deferred_memo")
+        if memo is None or memo[0] is not base:
+            memo = self.__dict__["_deferred_memo"] = (base, {**base, "defer_loading": True})
+        return memo[1]
 
     # --- behaviour flags (take the validated input) ------------------------------------
     def is_enabled(self) -> bool:

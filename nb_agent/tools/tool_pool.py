@@ -1,5 +1,10 @@
 """The session's tool pool: built-ins plus MCP tools, refreshed between turns, with
-ToolSearch deciding which definitions each request carries (SPEC §7)."""
+ToolSearch deciding which definitions each request carries (SPEC §7).
+
+Building a request's ``tools`` costs what the request carries, not what the catalog holds:
+which tools are deferred is worked out once per pool (the ``auto`` threshold reads every
+deferred definition), what ToolSearch has found is read from the new messages only, and
+each definition is memoised on its tool."""
 
 from __future__ import annotations
 
@@ -9,10 +14,51 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from nb_agent.tools.base import Tool, ToolUseContext
 from nb_agent.tools.pool import assemble_tool_pool
-from nb_agent.tools.tool_search import DEFAULT_CONTEXT_WINDOW, definitions_with_deferral, deferred_tools_prompt, tools_for_request
+from nb_agent.tools.tool_search import (
+    DEFAULT_CONTEXT_WINDOW,
+    TOOL_SEARCH_NAME,
+    DiscoveredTools,
+    announce_deferred,
+    deferred_tools,
+    resolve_mode,
+)
 
 if TYPE_CHECKING:
     from nb_agent.mcp.manager import McpManager
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Deferral:
+    """What a pool defers (worked out once per pool, mode and window)."""
+
+    pool: list[Tool[Any]]
+    mode: str
+    context_window: int
+    deferred: frozenset[str]
+    always: list[tuple[int, Tool[Any]]]
+    """The tools every request carries, with their place in the pool."""
+    deferred_by_name: dict[str, tuple[int, Tool[Any]]]
+    announcement: str | None
+
+    @classmethod
+    def of(cls, pool: list[Tool[Any]], mode: str, context_window: int) -> _Deferral:
+        deferred = deferred_tools(pool, mode, context_window)
+        names = frozenset(t.name for t in deferred)
+        indexed = list(enumerate(pool))
+        return cls(
+            pool=pool,
+            mode=mode,
+            context_window=context_window,
+            deferred=names,
+            # nothing deferred: ToolSearch would have nothing to find
+            always=[(i, t) for i, t in indexed if (t.name not in names if names else t.name != TOOL_SEARCH_NAME)],
+            deferred_by_name={t.name: (i, t) for i, t in indexed if t.name in names},
+            announcement=announce_deferred(deferred),
+        )
+
+    def matches(self, pool: Sequence[Tool[Any]], mode: str, context_window: int) -> bool:
+        same_pool = self.pool is pool or (len(self.pool) == len(pool) and self.pool == list(pool))
+        return same_pool and self.mode == mode and self.context_window == context_window
 
 
 @dataclass(kw_only=True)
@@ -32,6 +78,8 @@ class ToolPoolProvider:
     """At most this many seconds before a request for MCP servers still starting (they join
     at a later turn); ``None`` waits for each until its connect timeout."""
     _pool: list[Tool[Any]] = field(default_factory=list, init=False)
+    _deferral: _Deferral | None = field(default=None, init=False)
+    _discovered: DiscoveredTools = field(default_factory=DiscoveredTools, init=False)
     _said: dict[str, str] = field(default_factory=dict, init=False)
     """What :meth:`take_notices` last said about each MCP server (its status)."""
 
@@ -69,8 +117,12 @@ class ToolPoolProvider:
         return lines
 
     def assemble(self) -> list[Tool[Any]]:
+        """The pool; the same list as before while its tools are the same (what is worked
+        out per pool is then not worked out again)."""
         mcp_tools = self.mcp.tools() if self.mcp is not None else []
-        self._pool = assemble_tool_pool(self.builtins, mcp_tools, self.is_denied)
+        pool = assemble_tool_pool(self.builtins, mcp_tools, self.is_denied)
+        if pool != self._pool:  # tools compare by identity
+            self._pool = pool
         return self._pool
 
     async def refresh(self, ctx: ToolUseContext) -> ToolUseContext:
@@ -80,15 +132,34 @@ class ToolPoolProvider:
         await self.mcp.refresh()
         return replace(ctx, tools=self.assemble())
 
+    def _deferral_for(self, tools: Sequence[Tool[Any]]) -> _Deferral:
+        mode = resolve_mode(self.mode)
+        deferral = self._deferral
+        if deferral is None or not deferral.matches(tools, mode, self.context_window):
+            deferral = self._deferral = _Deferral.of(list(tools), mode, self.context_window)
+        return deferral
+
     def tool_definitions(self, tools: Sequence[Tool[Any]], window: list[Any]) -> list[dict[str, Any]]:
+        """The ``tools`` of a request: the tools that are not deferred, and the deferred
+        ones ToolSearch has found in ``window`` (marked ``defer_loading`` when found ones
+        are loaded by ``tool_reference``), in pool order."""
+        deferral = self._deferral_for(tools)
+        if not deferral.deferred:
+            return [t.to_api_definition() for _, t in deferral.always]
+        found = self._discovered.names(window) & deferral.deferred
+        chosen = sorted([*deferral.always, *(deferral.deferred_by_name[name] for name in found)], key=lambda it: it[0]) if found else deferral.always
         if self.tool_references:
-            return definitions_with_deferral(tools, self.mode, self.context_window)
-        return [t.to_api_definition() for t in tools_for_request(tools, window, self.mode, self.context_window)]
+            return [t.deferred_definition() if t.name in found else t.to_api_definition() for _, t in chosen]
+        return [t.to_api_definition() for _, t in chosen]
+
+    def forget_history(self) -> None:
+        """A new conversation: what ToolSearch found belongs to the old one."""
+        self._discovered = DiscoveredTools()
 
     def system_sections(self, tools: Sequence[Tool[Any]]) -> list[str]:
         """Dynamic (uncached) system prompt text: deferred tools, MCP servers' instructions."""
         sections: list[str] = []
-        announcement = deferred_tools_prompt(tools, self.mode, self.context_window)
+        announcement = self._deferral_for(tools).announcement
         if announcement:
             sections.append(announcement)
         if self.mcp is not None:

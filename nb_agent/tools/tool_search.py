@@ -20,10 +20,12 @@ an ``AttachmentMessage(kind="discovered_tools", content="name1, name2")`` (see
 Two ways to load what was found (``tool_references``, see :func:`tool_references_enabled`):
 
 - ``tool_reference`` blocks (the seed's mechanism, the default on Anthropic's API and
-  Foundry): every deferred tool is in every request's ``tools`` with ``defer_loading: true``
-  (the API keeps them out of the prompt until referenced), and ToolSearch's result is one
-  ``tool_reference`` block per tool found, which the API expands in place. The ``tools``
-  array never changes, so a discovery leaves the prompt cache intact.
+  Foundry): ToolSearch's result is one ``tool_reference`` block per tool found, which the
+  API expands in place; a referenced tool must be among the request's ``tools``, marked
+  ``defer_loading: true`` (the API keeps such definitions out of the prompt and its cached
+  prefix). Since ToolSearch searches here, not on the API's side, only the tools found so
+  far are sent so: a discovery adds a deferred definition, which leaves the cached prefix
+  intact, and a catalog of thousands of tools costs nothing on the wire until used.
 - text (Bedrock, Vertex, or ``NB_AGENT_TOOL_REFERENCES=0``, for endpoints without tool
   search): the result lists the names, and the discovered tools' definitions join the
   ``tools`` of the next requests, which invalidates the cached prefix at each discovery.
@@ -39,7 +41,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from nb_agent.messages import AttachmentMessage
+from nb_agent.messages import AttachmentMessage, starts_with
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 from nb_agent.tools.search_index import ToolSearchIndex
 
@@ -74,6 +76,17 @@ def estimate_tools_tokens(tools: Iterable[Tool[Any]]) -> int:
     return len(json.dumps(definitions, ensure_ascii=False)) // CHARS_PER_TOKEN if definitions else 0
 
 
+def _tokens_reach(tools: Sequence[Tool[Any]], limit: float) -> bool:
+    """``estimate_tools_tokens(tools) >= limit``, reading definitions only until it is
+    (a catalog of thousands is over the limit after a few dozen)."""
+    chars = 0  # "[" and "]" make up for the ", " the first definition does not have
+    for tool in tools:
+        chars += len(json.dumps(tool.to_api_definition(), ensure_ascii=False)) + 2
+        if chars // CHARS_PER_TOKEN >= limit:
+            return True
+    return False
+
+
 def is_deferrable(tool: Tool[Any]) -> bool:
     """MCP tools (unless the server asked ``alwaysLoad``) and built-ins marked ``should_defer``."""
     if tool.name == TOOL_SEARCH_NAME:
@@ -99,7 +112,7 @@ def deferred_tools(
     candidates = [t for t in pool if is_deferrable(t)]
     if not candidates:
         return []
-    if resolved == "auto" and estimate_tools_tokens(candidates) < AUTO_THRESHOLD_FRACTION * context_window:
+    if resolved == "auto" and not _tokens_reach(candidates, AUTO_THRESHOLD_FRACTION * context_window):
         return []
     return candidates
 
@@ -173,6 +186,72 @@ def discovered_tool_names(messages: Iterable[Any]) -> set[str]:
     return names
 
 
+class DiscoveredTools:
+    """:func:`discovered_tool_names` for a window that grows between calls (the loop's, turn
+    after turn): only the messages added since the last call are read; any other change
+    (a compaction, a rewind) reads the window again."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        """Messages read in total (tests check that a call reads only what is new)."""
+        self._reset()
+
+    def _reset(self) -> None:
+        self._seen: list[Any] = []
+        self._search_ids: set[str] = set()
+        self._use_ids: set[str] = set()
+        self._early: dict[str, list[tuple[dict[str, Any], Any]]] = {}
+        """Results that came before their tool_use, by its id (a ToolSearch call may claim them)."""
+        self._names: set[str] = set()
+        self._frozen: frozenset[str] = frozenset()
+
+    def names(self, messages: list[Any]) -> frozenset[str]:
+        """The names discovered in ``messages`` (the same as ``discovered_tool_names``)."""
+        if not starts_with(messages, self._seen):
+            self._reset()
+        for message in messages[len(self._seen) :]:
+            self._read_message(message)
+            self.read += 1
+        self._seen = list(messages)  # a copy: the caller's list may change in place
+        if len(self._frozen) != len(self._names):
+            self._frozen = frozenset(self._names)
+        return self._frozen
+
+    def _read_message(self, message: Any) -> None:
+        kind, content, structured = _message_parts(message)
+        if kind == "attachment" and getattr(message, "kind", None) == DISCOVERED_TOOLS_KIND:
+            self._names.update(n for n in re.split(r"[\s,]+", str(content)) if n)
+        elif kind == "assistant":
+            for block in _blocks(content):
+                if block.get("type") == "tool_use":
+                    self._tool_use(block)
+        elif kind == "user":
+            matched = False
+            for block in _blocks(content):
+                if block.get("type") != "tool_result" or block.get("is_error"):
+                    continue
+                tool_use_id = block.get("tool_use_id")
+                if tool_use_id in self._search_ids:
+                    self._names |= _names_in_result(block)
+                    matched = True
+                elif tool_use_id not in self._use_ids:
+                    self._early.setdefault(str(tool_use_id), []).append((block, structured))
+            if matched and structured is not None:
+                self._names |= _names_in_structured(structured)
+
+    def _tool_use(self, block: dict[str, Any]) -> None:
+        tool_use_id = block.get("id", "")
+        self._use_ids.add(tool_use_id)
+        early = self._early.pop(tool_use_id, [])
+        if block.get("name") != TOOL_SEARCH_NAME:
+            return
+        self._search_ids.add(tool_use_id)
+        for result, structured in early:
+            self._names |= _names_in_result(result)
+            if structured is not None:
+                self._names |= _names_in_structured(structured)
+
+
 def discovered_tools_attachment(names: Iterable[str]) -> AttachmentMessage:
     """What a compaction should keep so discovered tools stay loaded after it."""
     listed = ", ".join(sorted(set(names)))
@@ -202,20 +281,6 @@ def tools_for_request(
     return [t for t in pool if t.name not in deferred_names or t.name in discovered]
 
 
-def definitions_with_deferral(
-    pool: Sequence[Tool[Any]],
-    mode: str | None = None,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
-) -> list[dict[str, Any]]:
-    """The ``tools`` of a request when ToolSearch answers with ``tool_reference`` blocks:
-    the whole pool in pool order, deferred tools marked ``defer_loading`` (the same array on
-    every request, discovered or not, so the cached prefix survives discoveries)."""
-    deferred = {t.name for t in deferred_tools(pool, mode, context_window)}
-    if not deferred:
-        return [t.to_api_definition() for t in pool if t.name != TOOL_SEARCH_NAME]
-    return [{**t.to_api_definition(), "defer_loading": True} if t.name in deferred else t.to_api_definition() for t in pool]
-
-
 def tool_references_enabled(setting: bool | None = None, *, provider: Any = None) -> bool:
     """``setting`` if given, else ``NB_AGENT_TOOL_REFERENCES`` (``0``/``1``), else on for
     Anthropic's API and Foundry (Bedrock and Vertex get the text fallback)."""
@@ -239,7 +304,11 @@ def deferred_tools_prompt(
     Depends on the pool only, not on what was discovered, so the system prompt stays
     stable (and cached) across turns.
     """
-    deferred = deferred_tools(pool, mode, context_window)
+    return announce_deferred(deferred_tools(pool, mode, context_window))
+
+
+def announce_deferred(deferred: Sequence[Tool[Any]]) -> str | None:
+    """:func:`deferred_tools_prompt` for the tools already known to be deferred."""
     if not deferred:
         return None
     servers: dict[str, int] = {}
