@@ -84,6 +84,7 @@ class CellRun:
             restore()
             session.live.end_run()
             session.attachments.remember_namespace()
+            session.attachments.record_kernel(session.engine)
         if result is not None:
             interrupted = interrupted or result.subtype == "interrupted"
             if result.is_error and not interrupted and result.error and not cell_view.shown(state, result.error):

@@ -31,6 +31,7 @@ def load_ipython_extension(ipython: Any) -> None:
     comm_status.install(getattr(ipython, "kernel", None))
     kernel_restart.install(getattr(ipython, "kernel", None), magics.session.stop_for_shutdown)
     magics.session.live.install()
+    magics.session.attachments.ledger.install(ipython)
     warm.start_at_load()  # the first run's heavy imports, in the background
     close = magics.session.close
     atexit.register(close)
@@ -54,6 +55,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.registry.get("AgentMagics")
     if magics is not None:
         magics.session.live.uninstall()
+        magics.session.attachments.ledger.uninstall()
     close = getattr(ipython, _ATEXIT_ATTR, None)
     if close is not None:
         atexit.unregister(close)

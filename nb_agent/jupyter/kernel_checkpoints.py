@@ -101,6 +101,13 @@ class KernelCheckpoints:
         self.skip: dict[str, str] = {}
         """Absolute paths files rewinds leave alone, with why (the live notebook's file)."""
 
+    def agent_names(self) -> set[str]:
+        """The variables whose value the agent's ExecuteCode left (this run's calls, and what
+        earlier runs left that the user has not changed since, as of the last run's start)."""
+        tracker = self.tracker
+        current = {name for record in tracker.records if record.run == tracker.run and not record.rewound for name in record.changes}
+        return set(tracker.expected) | current
+
     def add_part(self, part: Any) -> None:
         self.parts.append(part)
         self.store.parts = self.parts

@@ -53,7 +53,7 @@ class KernelAgentSession:
         """``%agent cassette``: the path as given, and resolved."""
         self.live = LiveNotebook(shell=shell)
         self.frontend = RunFrontend()
-        self.attachments = KernelAttachments(shell=shell, settings=settings, live=self.live)
+        self.attachments = KernelAttachments(shell=shell, settings=settings, live=self.live, agent_names=lambda: self.checkpoints.agent_names())
         self.checkpoints = KernelCheckpoints(shell=shell, settings=settings, after_rewind=self.attachments.remember_namespace)
         self.trust_flow = FolderTrustFlow(self)
         self.factory = KernelEngineFactory(
@@ -170,6 +170,7 @@ class KernelAgentSession:
         kill_background_shells(template)
         template.close()
         self.engine = engine
+        self.attachments.resumed(chosen.path)
         return chosen, warnings
 
     # --- folder trust (see FolderTrustFlow) ------------------------------------------------------
