@@ -14,7 +14,9 @@ from nb_agent.jupyter.html import Html, el, markdown, markdown_source, style
 from nb_agent.jupyter.view import interaction_render, theme
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.subagent_card import static_html, static_markdown, static_plain, static_summary
-from nb_agent.jupyter.view.tool_card import NOTICE_TONE, images_html
+from nb_agent.jupyter.view.change_render import MAX_STATIC_LINES, change_html, change_text
+from nb_agent.jupyter.view.tool_card import NOTICE_TONE, card_change, images_html
+from nb_agent.tools.files.change_preview import ChangePreview
 
 STATUS_ICONS = {
     "done": "✓",
@@ -103,6 +105,23 @@ def _notice_prefix(notice: Notice) -> str:
     return {"error": "**Error:** ", "warning": "**Warning:** "}.get(notice.level, "")
 
 
+def _saved_change(card: ToolCall) -> ChangePreview | None:
+    """The change a saved rendering shows: that of a call the user was asked about (what
+    they approved, or refused); an edit made without asking keeps its one line."""
+    return card_change(card) if card.change is not None and card.subagent is None else None
+
+
+def _change_markdown(card: ToolCall) -> str:
+    """The card's change as a fenced ``diff`` block under its list item (a fence longer than
+    any run of backticks in it, so nothing in the diff ends it)."""
+    change = _saved_change(card)
+    if change is None:
+        return ""
+    shown = change_text(change)
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", shown)), default=0))
+    return "\n".join(f"  {row}" for row in ["", f"{fence}diff", *shown.splitlines(), fence])
+
+
 def render_markdown_text(state: RunState) -> str:
     """The run as Markdown: answer text in order, tool calls as a compact list, notices."""
     parts: list[str] = []
@@ -115,7 +134,7 @@ def render_markdown_text(state: RunState) -> str:
 
     for item in state.items:
         if isinstance(item, ToolCall):
-            nested = static_markdown(item.subagent) if item.subagent is not None else ""
+            nested = static_markdown(item.subagent) if item.subagent is not None else _change_markdown(item)
             tools.append(_tool_line(item) + (f"\n{nested}" if nested else ""))
             continue
         if isinstance(item, TextBlock):
@@ -152,7 +171,11 @@ def _card_html(card: ToolCall, images_left: list[int]) -> Html:
         line = f"{STATUS_ICONS.get(card.status, '•')} {card.name} {preview} — {card.status}{_notes(card)}".replace("`", "")
         return el("li", line, interaction_render.body_html(card), _result_details(card) if card.status == "error" else None, cls=_tool_class(card))
     line = _tool_line(card).replace("**", "").replace("`", "")
-    body = static_html(card.subagent) if card.subagent is not None else _result_details(card)
+    change = _saved_change(card)
+    if change is not None:
+        body = change_html(change, max_lines=MAX_STATIC_LINES)
+    else:
+        body = static_html(card.subagent) if card.subagent is not None else _result_details(card)
     images = [image for image in card.result_images if len(image[1]) <= MAX_STATIC_IMAGE_CHARS][: max(images_left[0], 0)]
     pictures = images_html(images, len(images))
     images_left[0] -= len(pictures)
@@ -199,6 +222,8 @@ def render_plain(state: RunState) -> str:
                 continue
             note = _notes(item).replace("`", "")
             extra = "".join(f"\n    {line.replace('**', '')}" for line in interaction_render.markdown(item))
+            if (change := _saved_change(item)) is not None:
+                extra += "".join(f"\n    {line}" for line in change_text(change).splitlines())
             lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}{extra}")
         elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
             lines.append(f"[{item.level}] {item.text}")

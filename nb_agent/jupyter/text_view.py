@@ -10,6 +10,7 @@ import asyncio
 import sys
 from typing import Any, TextIO
 
+from nb_agent.jupyter.view.change_render import change_text
 from nb_agent.jupyter.view.approval import permission_result
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration
@@ -94,7 +95,8 @@ class TextApprover:
     async def __call__(self, tool: Any, request: PermissionRequest, ctx: Any) -> PermissionResult:
         card = self.view.state.ask_for(request)
         rule = f", [a]lways allow ({request.suggested_rule})" if request.suggested_rule else ""
-        prompt = f"{request.message}\nAllow {request.tool_name}? [y]es{rule}, [n]o: "
+        change = f"{change_text(request.change)}\n" if request.change is not None else ""
+        prompt = f"{change}{request.message}\nAllow {request.tool_name}? [y]es{rule}, [n]o: "
         loop = asyncio.get_running_loop()
         try:
             reply = (await loop.run_in_executor(None, input, prompt)).strip().lower()

@@ -246,7 +246,7 @@ class _ToolCall:
     async def _permission(self, raw: dict[str, Any], parsed: Any, hook_decision: PermissionDecision | None) -> tuple[dict[str, Any], Any]:
         decision = await self._decide(parsed, hook_decision)
         if isinstance(decision, PermissionAsk):
-            decision = await self._ask(raw, decision)
+            decision = await self._ask(raw, parsed, decision)
         if isinstance(decision, PermissionDeny):
             self._record_denial(raw, decision)
             if decision.interrupt:
@@ -256,11 +256,11 @@ class _ToolCall:
             raw, parsed = await self._revalidated(decision.updated_input, "the permission answer")
         return raw, parsed
 
-    async def _ask(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
+    async def _ask(self, raw: dict[str, Any], parsed: Any, ask: PermissionAsk) -> PermissionDecision:
         hooked = await self._permission_request_hooks(raw, ask)
         if hooked is not None:
             return hooked
-        return await self._ask_user(raw, ask)
+        return await self._ask_user(raw, parsed, ask)
 
     async def _permission_request_hooks(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision | None:
         """PermissionRequest hooks answer for the user where they may
@@ -289,7 +289,7 @@ class _ToolCall:
         raw, parsed = await self._revalidated(updated, "a PermissionRequest hook")
         decision = await self.deps.permission_policy.decide(self.tool, parsed, self.ctx)
         if isinstance(decision, PermissionAsk) and not decision.hook_may_allow:
-            answer = await self._ask_user(raw, decision)
+            answer = await self._ask_user(raw, parsed, decision)
             return replace(answer, updated_input=answer.updated_input or raw) if isinstance(answer, PermissionAllow) else answer
         if isinstance(decision, PermissionDeny):
             return decision
@@ -302,7 +302,16 @@ class _ToolCall:
         except (NotImplementedError, NbAgentError) as exc:
             self.extra.append(ToolUpdate(message=SystemMessage(level="warning", subtype="hook", content=f"PermissionRequest hook: rule {rule} not added ({exc})")))
 
-    async def _ask_user(self, raw: dict[str, Any], ask: PermissionAsk) -> PermissionDecision:
+    async def _change_preview(self, parsed: Any) -> Any:
+        """What the call would change, for the approval card; a preview that fails (the file
+        went away, the cell is gone) shows nothing and never stops the ask."""
+        try:
+            return await self.tool.change_preview(parsed, self.ctx)
+        except (ToolError, OSError, ValueError) as exc:
+            log.debug("no change preview for %s: %s", self.tool.name, exc)
+            return None
+
+    async def _ask_user(self, raw: dict[str, Any], parsed: Any, ask: PermissionAsk) -> PermissionDecision:
         if self.deps.can_use_tool is None:
             return PermissionDeny(message=f"Permission to use {self.tool.name} was not granted: {ask.message} (no approver is connected)")
         if self.deps.background_hooks is not None:
@@ -313,6 +322,7 @@ class _ToolCall:
             input=raw,
             message=ask.message,
             suggested_rule=ask.suggested_rule,
+            change=await self._change_preview(parsed),
         )
         answer = await _race_abort(self.deps.can_use_tool(self.tool, request, self.ctx), self.ctx)
         if isinstance(answer, PermissionAllow) and answer.rule_to_add:

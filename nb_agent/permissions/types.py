@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 if TYPE_CHECKING:
     from nb_agent.tools.base import Tool, ToolUseContext
+    from nb_agent.tools.files.change_preview import ChangePreview
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -65,6 +66,8 @@ class PermissionRequest:
     suggested_rule: str | None = None
     agent: str | None = None
     """Who asks, when it is a subagent (e.g. ``Explore agent “scan the CSVs”``); None: the main agent."""
+    change: ChangePreview | None = None
+    """What the call would change (a diff, a cell before and after), when the tool can say."""
 
 
 CanUseTool = Callable[["Tool[Any]", "PermissionRequest", "ToolUseContext"], Awaitable[PermissionResult]]

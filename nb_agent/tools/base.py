@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -21,6 +21,9 @@ from nb_agent.messages import ContentBlock
 from nb_agent.permissions.types import PermissionAllow, PermissionDecision, PermissionMode
 from nb_agent.tools.file_state_cache import FileStateCache
 from nb_agent.tools.services import SessionResources, ToolServices
+
+if TYPE_CHECKING:
+    from nb_agent.tools.files.change_preview import ChangePreview
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
@@ -244,6 +247,12 @@ class Tool(ABC, Generic[InputT]):
         reaches a document elsewhere (the notebook open in the user's browser, through its
         page, whatever files exist here) says False, and modes and rules still apply to it."""
         return True
+
+    async def change_preview(self, input: InputT, ctx: ToolUseContext) -> ChangePreview | None:
+        """What the call would change (a file's diff, a cell before and after), worked out
+        without changing anything, for the approval card; None when the tool changes no
+        file or notebook. May raise ``ToolError``/``OSError`` (the card then shows none)."""
+        return None
 
     @abstractmethod
     async def call(self, input: InputT, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:

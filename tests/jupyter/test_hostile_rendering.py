@@ -34,6 +34,7 @@ from nb_agent.jupyter.view.subagent import SubagentView
 from nb_agent.jupyter.view.tool_card import card_html, notice_html, thinking_html
 from nb_agent.jupyter.view.trust_card import answered_text, question_text
 from nb_agent.testing.images import png_base64
+from nb_agent.tools.files.change_preview import CellChange, CellGlimpse, cell_change, file_change
 
 ATTACKS = [
     '"><img src=x onerror=alert(1)>',
@@ -159,7 +160,24 @@ def _cards(make: Any, image: tuple[str, str]) -> list[ToolCall]:
         call("WebSearch", input={"query": make("search query")}, structured={"links": [{"title": make("result title"), "url": "https://ok.example/" + make("url path").replace(" ", "_")}, {"title": make("bad link"), "url": make("javascript url")}]}),
         call("Agent", input={"description": make("agent call description"), "prompt": make("agent prompt")}, subagent=_subagent(make, finished=False)),
         call("Agent", "interrupted", input={"description": make("finished agent call")}, subagent=_subagent(make, finished=True)),
+        *_change_cards(make, call),
     ]
+
+
+def _change_cards(make: Any, call: Any) -> list[ToolCall]:
+    """Approval cards that show what the call would change (diffs, cells, a new file's head)."""
+    waiting = {"status": "waiting for approval", "approval": Approval(message="m", suggested_rule=None)}
+    above = CellGlimpse(cell_id=make("above id"), cell_type=make("above type"), source=make("neighbour above", True))
+    below = CellGlimpse(cell_id=make("below id"), cell_type="code", source=make("neighbour below", True))
+    changes = [
+        cell_change(op="replace", notebook=make("notebook"), cell_id=make("changed cell"), cell_type="markdown", old_type="code", before=make("cell before", True), after=make("cell after", True)),
+        cell_change(op="insert", notebook="n", cell_id=None, cell_type=make("new type"), after=make("inserted source", True), above=above, below=below),
+        cell_change(op="delete", notebook="n", cell_id=make("deleted cell"), cell_type="code", before=make("deleted source", True)),
+        cell_change(op="move", notebook="n", cell_id=make("moved cell"), cell_type="code", before=make("moved source", True), above=None, below=below),
+        file_change(make("change path"), None, make("new file content", True)),
+        file_change(make("diff path"), make("file before", True), make("file after", True) + "\n" * 40),
+    ]
+    return [call("NotebookEdit" if isinstance(c, CellChange) else "Write", change=c, input={"x": str(i)}, **waiting) for i, c in enumerate(changes)]
 
 
 def run_state(make: Any, image: tuple[str, str]) -> RunState:
@@ -271,7 +289,9 @@ def test_every_field_reaches_the_page_as_text(rendered):
                   "question text", "answer", "plan text", "keep planning feedback", "result title",
                   "bad link", "subagent description", "agent_type", "subagent error", "subagent answer", "subagent latest text", "model",
                   "todo summary", "edit summary", "edit preview", "folder", "trust reason", "row rule", "form header", "form question",
-                  "form option description", "multi description", "form plan", "error notice", "thinking", "answer text"):  # fmt: skip
+                  "form option description", "multi description", "form plan", "error notice", "thinking", "answer text",
+                  "above id", "neighbour above", "neighbour below", "changed cell", "cell before", "cell after", "inserted source", "deleted cell",
+                  "deleted source", "moved source", "change path", "new file content", "diff path", "file before", "file after"):  # fmt: skip
         missing.extend([field] if f"{field}:" not in shown else [])
     assert missing == []
     assert '"><img src=x onerror=alert(1)>' in shown and "<script>alert(3)</script>" in shown

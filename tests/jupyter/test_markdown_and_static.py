@@ -130,5 +130,5 @@ def test_card_html_escapes_and_shows_diff():
     card = ToolCall(tool_use_id="t", name="Edit", input={"file_path": "/x/<a>.py"}, input_complete=True, status="done",
                     structured={"diff": "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new <b>"})  # fmt: skip
     html = card_html(card, now=0.0)
-    assert "&lt;a&gt;" in html and "new &lt;b&gt;" in html and "<details open><summary>diff</summary>" in html
+    assert "&lt;a&gt;" in html and "new &lt;b&gt;" in html and '<details class="nb-agent-change" open><summary>diff of /x/&lt;a&gt;.py (+1 −1, 5 lines)</summary>' in html
     assert extract_diff({"structured_patch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]}) == "@@ -1,1 +1,1 @@\n-a\n+b"

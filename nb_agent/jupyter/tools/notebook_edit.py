@@ -28,6 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import FileState, ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
 from nb_agent.jupyter.tools.bridge import KernelBridge
+from nb_agent.jupyter.tools.notebook_change import notebook_change
+from nb_agent.tools.files.change_preview import CellChange
 
 _INDEX_ID = re.compile(r"^cell-(\d+)$")
 NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
@@ -173,6 +175,11 @@ def find_cell(notebook: Any, cell_id: str) -> int:
 
 def _cell_label(notebook: Any, index: int) -> str:
     return notebook.cells[index].get("id") or f"cell-{index}"
+
+
+def _source(cell: Any) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def _new_cell(notebook: Any, cell_type: str, source: str) -> Any:
@@ -332,6 +339,17 @@ class NotebookEdit(Tool[NotebookEditInput]):
             elsewhere = self.bridge.notebook_elsewhere(raw, cwd) if self.bridge is not None else None
             return elsewhere or f"Notebook file does not exist: {path}"
         return None
+
+    async def change_preview(self, input: NotebookEditInput, ctx: ToolUseContext) -> CellChange | None:
+        live = input._live
+        if live is not None:
+            document = live.document
+            rows = [(cell.id, cell.cell_type, cell.source) for cell in document.cells]
+            return notebook_change(input, notebook=live.shown_path(), rows=rows, resolve=lambda cell_id: document.index(document.cell(cell_id).id))
+        path = self._path(input.notebook_path, ctx.cwd)
+        notebook = await asyncio.to_thread(lambda: _load(_decode(path.read_bytes())))
+        rows = [(_cell_label(notebook, i), str(cell.get("cell_type", "code")), _source(cell)) for i, cell in enumerate(notebook.cells)]
+        return notebook_change(input, notebook=os.fspath(path), rows=rows, resolve=lambda cell_id: find_cell(notebook, cell_id))
 
     async def call(self, input: NotebookEditInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         if input._live is not None:

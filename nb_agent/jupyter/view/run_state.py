@@ -15,11 +15,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from nb_agent.jupyter.view.interaction_render import preview
 from nb_agent.jupyter.view.markdown_stream import MarkdownStream
 from nb_agent.jupyter.view.subagent import SubagentView
+
+if TYPE_CHECKING:
+    from nb_agent.tools.files.change_preview import ChangePreview
 
 INTERRUPT_TEXT = "Interrupted by user"
 STOP_HOOK_FEEDBACK_PREFIX = "Stop hook feedback:"
@@ -91,6 +94,8 @@ class ToolCall:
     structured: Any = None
     """The tool's structured output (``tool_use_result``), e.g. Edit's diff."""
     approval: Approval | None = None
+    change: ChangePreview | None = None
+    """What the call changes (or, while it waits for approval, would): a diff, a cell before and after."""
     agent: str | None = None
     """The subagent that asked for this call (an approval card), if not the main agent."""
     subagent: Any = None
@@ -406,6 +411,7 @@ class RunState:
         return self.ask(
             request.tool_use_id, name=request.tool_name, input=request.input, message=request.message,
             suggested_rule=request.suggested_rule, agent=getattr(request, "agent", None),
+            change=getattr(request, "change", None),
         )  # fmt: skip
 
     def ask(
@@ -417,12 +423,14 @@ class RunState:
         message: str,
         suggested_rule: str | None,
         agent: str | None = None,
+        change: ChangePreview | None = None,
     ) -> ToolCall:
         card = self._cards.get(tool_use_id)
         if card is None:
             card = self._add(ToolCall(tool_use_id=tool_use_id, name=name, input=dict(input), input_complete=True, agent=agent))
             assert isinstance(card, ToolCall)
         card.approval = Approval(message=message, suggested_rule=suggested_rule)
+        card.change = change if change is not None else card.change
         if card.started_at is None:
             card.started_at = self._clock()
         card.status = "waiting for approval"

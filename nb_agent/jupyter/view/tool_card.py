@@ -10,9 +10,11 @@ from typing import Any
 
 from nb_agent.jupyter.html import Html, el, image_src, join, style
 from nb_agent.jupyter.view import interaction_render, theme
+from nb_agent.jupyter.view.change_render import change_html
 from nb_agent.jupyter.view.run_state import ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration
 from nb_agent.jupyter.view.subagent_card import live_subagent_html
+from nb_agent.tools.files.change_preview import ChangePreview, FileChange
 
 STATUS_TONE = {
     "queued": theme.MUTED,
@@ -55,18 +57,14 @@ def extract_diff(structured: Any) -> str | None:
     return None
 
 
-def diff_html(diff: str) -> Html:
-    rows = []
-    for line in diff.splitlines()[:400]:
-        tone = None
-        if line.startswith("+") and not line.startswith("+++"):
-            tone = theme.DIFF_ADDED
-        elif line.startswith("-") and not line.startswith("---"):
-            tone = theme.DIFF_REMOVED
-        elif line.startswith("@@"):
-            tone = theme.TEXT[theme.INFO]
-        rows.append(el("div", line or "\u00a0", style=tone))
-    return el("div", rows, style=theme.pre(wrap=False))
+def card_change(card: ToolCall) -> ChangePreview | None:
+    """The change a card shows: the tool's own diff once it is done, else what the approval
+    card was shown (a new file's head, a cell before and after)."""
+    diff = extract_diff(card.structured) if card.status == "done" else None
+    if diff:
+        path = _get(card.structured, "file_path") or card.input.get("file_path") or ""
+        return FileChange(path=str(path), diff=diff)
+    return card.change
 
 
 def _key_input_html(card: ToolCall) -> Html | None:
@@ -78,6 +76,9 @@ def _key_input_html(card: ToolCall) -> Html | None:
     command = card.input.get("command")
     if isinstance(command, str) and "\n" in command:
         return el("pre", command, style=theme.pre())
+    change = card_change(card)
+    if change is not None:
+        return change_html(change)  # what the call changed, or (waiting for approval) would change
     if card.name == "NotebookEdit" and isinstance(card.input.get("new_source"), str):
         mode = str(card.input.get("edit_mode", "replace"))
         target = str(card.input.get("cell_id") or "(start)")
@@ -151,9 +152,8 @@ def images_html(images: list[tuple[str, str]], limit: int) -> list[Html]:
 def _result_html(card: ToolCall) -> Html | None:
     if not card.finished:
         return None
-    diff = extract_diff(card.structured) if card.status == "done" else None
-    if diff:
-        return el("details", el("summary", "diff"), diff_html(diff), open=True)
+    if card.status == "done" and extract_diff(card.structured):
+        return None  # the diff is shown above
     text = card.result_text
     if len(text) > MAX_RESULT_CHARS:
         text = text[:MAX_RESULT_CHARS] + f"\n… ({len(card.result_text) - MAX_RESULT_CHARS:,} more characters)"

@@ -24,12 +24,12 @@ from nb_agent.tools.base import (
     ToolUseContext,
     ValidationResult,
 )
+from nb_agent.tools.files.change_preview import FileChange, file_change, unified_diff
 from nb_agent.tools.files.edit_validation import EditPlan, plan_edit
 from nb_agent.tools.files.encoding import display_text, split_lines, write_text_file
 from nb_agent.tools.files.freshness import record_file_state
 from nb_agent.tools.files.paths import PathInput, expand_path, is_unc_path, rule_path
 from nb_agent.tools.files.read import MAX_LINE_CHARS, number_lines
-from nb_agent.tools.files.write import unified_diff
 
 SNIPPET_CONTEXT_LINES = 4
 
@@ -79,6 +79,13 @@ class EditTool(Tool[EditInput]):
         except ToolError as exc:
             return ValidationResult.failed(str(exc))
         return ValidationResult.passed()
+
+    async def change_preview(self, input: EditInput, ctx: ToolUseContext) -> FileChange | None:
+        if is_unc_path(input.file_path):
+            return None  # no file access before the user approves
+        plan = await asyncio.to_thread(_plan, input, ctx.session)
+        shown = os.fspath(plan.path)
+        return file_change(shown, display_text(plan.original) if plan.exists else None, display_text(plan.updated))
 
     async def call(self, input: EditInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         result = await asyncio.to_thread(_apply, input, ctx.session)

@@ -10,7 +10,6 @@ uses bare ``\\n`` (the model only ever sees ``\\n``); content that already conta
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -32,9 +31,9 @@ from nb_agent.tools.files.encoding import (
     DecodedText,
     TextFormat,
     read_text_file,
-    split_lines,
     write_text_file,
 )
+from nb_agent.tools.files.change_preview import FileChange, file_change, unified_diff
 from nb_agent.tools.files.freshness import (
     NOT_READ_MESSAGE,
     record_file_state,
@@ -65,12 +64,6 @@ class WriteResult(BaseModel):
     diff: str = ""
 
 
-def unified_diff(path: str, before: str, after: str) -> str:
-    """A unified diff of two texts (``\\n`` endings), for UIs and permission prompts."""
-    lines = difflib.unified_diff(split_lines(before), split_lines(after), fromfile=path, tofile=path, n=3)
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
 class WriteTool(Tool[WriteInput]):
     """Write a whole file (create, or overwrite after a Read)."""
 
@@ -94,6 +87,13 @@ class WriteTool(Tool[WriteInput]):
         except ToolError as exc:
             return ValidationResult.failed(str(exc))
         return ValidationResult.passed()
+
+    async def change_preview(self, input: WriteInput, ctx: ToolUseContext) -> FileChange | None:
+        if is_unc_path(input.file_path):
+            return None  # no file access before the user approves
+        path = expand_path(input.file_path, ctx.cwd)
+        before = await asyncio.to_thread(_check_writable, path, ctx.session)
+        return file_change(os.fspath(path), before.text if before is not None else None, input.content.replace("\r\n", "\n"))
 
     async def call(self, input: WriteInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:
         path = expand_path(input.file_path, ctx.cwd)
