@@ -119,7 +119,7 @@ def _change_markdown(card: ToolCall) -> str:
         return ""
     shown = change_text(change)
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", shown)), default=0))
-    return "\n".join(f"  {row}" for row in ["", f"{fence}diff", *shown.splitlines(), fence])
+    return "\n" + "\n".join(f"  {row}" for row in [f"{fence}diff", *shown.splitlines(), fence])
 
 
 def render_markdown_text(state: RunState) -> str:
