@@ -18,6 +18,7 @@ from nb_agent.abort import AbortController
 from nb_agent.checkpoints.protocol import RunCheckpoints
 from nb_agent.context.compaction import CompactionResult
 from nb_agent.context.manager import ContextManager
+from nb_agent.context.tool_results import last_prompt_index
 from nb_agent.engine_config import MAIN_QUERY_SOURCE, EngineConfig, EngineOptions, default_model
 from nb_agent.errors import NbAgentError
 from nb_agent.hooks.background import BackgroundHooks
@@ -60,7 +61,7 @@ from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.services import ToolServices
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import tool_references_enabled
-from nb_agent.transcript import REWIND_KIND, REWIND_REDO_KIND, Transcript, load_transcript, repair_transcript
+from nb_agent.transcript import REWIND_KIND, REWIND_REDO_KIND, Transcript, collector_paused, load_transcript, repair_transcript
 
 DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"
@@ -226,6 +227,11 @@ class QueryEngine:
     @classmethod
     def resume(cls, transcript_path: Path, **kwargs: Any) -> tuple[QueryEngine, list[str]]:
         """Continue a saved session; returns the engine and any warnings (torn lines)."""
+        with collector_paused():  # tens of thousands of new objects, no cycles among them
+            return cls._resume(transcript_path, **kwargs)
+
+    @classmethod
+    def _resume(cls, transcript_path: Path, **kwargs: Any) -> tuple[QueryEngine, list[str]]:
         loaded = load_transcript(transcript_path)
         repair_transcript(transcript_path)
         config: EngineConfig = kwargs.pop("config", None) or EngineConfig()
@@ -233,6 +239,7 @@ class QueryEngine:
             config.state_dir = transcript_path.parent.parent
         history = [m for m in loaded.messages if m.type in _HISTORY_TYPES]  # as ``_append`` keeps it
         engine = cls(config=config, session_id=loaded.session_id, messages=history, **kwargs)
+        engine.transcript.messages_written = loaded.message_lines
         engine.session_hooks.pending_start = "resume"
         for entry in loaded.entries_of("usage"):
             usage = Usage(**entry["usage"])
@@ -240,7 +247,9 @@ class QueryEngine:
                 engine.usage.absorb(entry["model"], usage)
             else:
                 engine.usage.add(entry["model"], usage)
-        engine._answer_dangling_tool_uses()  # the kernel died between a tool_use and its result
+        # The kernel died between a tool_use and its result: only the last submission can
+        # have one (each finished one answered its own).
+        engine._answer_dangling_tool_uses(since=last_prompt_index(engine.messages))
         engine.context_manager.restore(engine.messages, loaded.entries)
         if engine.checkpoints is not None:
             engine.checkpoints.restore(engine, loaded.entries)
@@ -655,7 +664,13 @@ class QueryEngine:
             error=error,
             permission_denials=list(self.permission_denials),
         )
-        self.transcript.write_entry("result", subtype=result.subtype, terminal_reason=result.terminal_reason, error=result.error)
+        self.transcript.write_entry(
+            "result",
+            subtype=result.subtype,
+            terminal_reason=result.terminal_reason,
+            error=result.error,
+            messages=self.transcript.messages_written,  # what a session listing shows, without reading the file
+        )
         self.session_hooks.run_ended(result.duration_s, result.subtype)
         yield result
 

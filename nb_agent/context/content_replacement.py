@@ -27,7 +27,7 @@ from nb_agent.context.tool_result_storage import (
     is_persisted_preview,
     persist_or_truncate,
 )
-from nb_agent.context.tool_results import iter_tool_results, rewrite_tool_results
+from nb_agent.context.tool_results import iter_tool_results, rewrite_tool_results, tool_result_ids
 from nb_agent.messages import ContentBlock
 
 MIN_REPLACEABLE_CHARS = 2 * PREVIEW_SIZE_BYTES
@@ -150,14 +150,17 @@ def reconstruct_content_replacement_state(
     messages: list[Any],
     records: Iterable[ContentReplacementRecord],
     inherited_replacements: Mapping[str, str] | None = None,
+    *,
+    present: set[str] | None = None,
 ) -> ContentReplacementState:
     """Rebuild the state of a resumed session from its transcript decisions.
 
-    Only results still present in ``messages`` matter. A result with no record was never
-    decided (nothing was sent after it) and stays fresh. ``inherited_replacements`` (a
-    parent's, for a resumed fork) apply to results the records do not mention.
+    Only results still present in ``messages`` matter (``present``: their ids, when the
+    caller has them). A result with no record was never decided (nothing was sent after
+    it) and stays fresh. ``inherited_replacements`` (a parent's, for a resumed fork) apply
+    to results the records do not mention.
     """
-    present = {ref.tool_use_id for ref in iter_tool_results(messages)}
+    present = tool_result_ids(messages) if present is None else present
     state = ContentReplacementState()
     for record in records:
         if record.tool_use_id not in present:

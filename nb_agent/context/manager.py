@@ -42,7 +42,7 @@ from nb_agent.context.result_rewrites import ToolResultRewrites
 from nb_agent.context.snip import snip_history
 from nb_agent.context.tokens import UsageAnchors, estimate_api_messages_tokens, estimate_text_tokens
 from nb_agent.context.tool_result_storage import TOOL_RESULTS_SUBDIR
-from nb_agent.context.tool_results import iter_tool_results
+from nb_agent.context.tool_results import tool_result_ids
 from nb_agent.context.tool_use_summary import QUERY_SOURCE as SUMMARY_SOURCE
 from nb_agent.context.tool_use_summary import generate_tool_use_summary
 from nb_agent.messages import UserMessage
@@ -192,10 +192,10 @@ class ContextManager:
 
     def restore(self, messages: list[Any], entries: Sequence[dict[str, Any]]) -> None:
         """Rebuild the state of a resumed session from its transcript entries."""
+        present = tool_result_ids(messages)
         replacement = reconstruct_content_replacement_state(
-            messages, records_from_entries(e for e in entries if e.get("kind") == REPLACEMENT_KIND)
+            messages, records_from_entries(e for e in entries if e.get("kind") == REPLACEMENT_KIND), present=present
         )
-        present = {ref.tool_use_id for ref in iter_tool_results(messages)}
         cleared = {i for e in entries if e.get("kind") == MICROCOMPACT_KIND for i in e.get("cleared", [])}
         self._set_states(replacement, MicrocompactState(cleared_ids=cleared & present), state_from_entries(entries, present))
         self.anchors.clear()
@@ -209,8 +209,7 @@ class ContextManager:
     def inherit(self, parent: ContextManager) -> None:
         """Take over ``parent``'s decisions (a fork: its history must be sent as the parent
         sends it, replacements and clearings included, to read the parent's cache)."""
-        self.replacement_state = parent.replacement_state.clone()
-        self.microcompact_state = parent.microcompact_state.clone()
+        self._set_states(parent.replacement_state.clone(), parent.microcompact_state.clone(), parent.image_state.clone())
         self.anchors = UsageAnchors(anchors=dict(parent.anchors.anchors), freed=dict(parent.anchors.freed))
 
     def clone(self) -> ContextManager:

@@ -51,6 +51,17 @@ def _refs(messages: list[Any], owner: dict[str, tuple[str, str]], start: int = 0
                 )
 
 
+def tool_result_ids(messages: list[Any]) -> set[str]:
+    """The ids of every tool_result in ``messages`` (what a resume checks decisions against)."""
+    return {
+        block["tool_use_id"]
+        for message in messages
+        if message.type == "user" and not isinstance(message.content, str)
+        for block in message.content
+        if block.get("type") == "tool_result"
+    }
+
+
 def iter_tool_results(messages: list[Any]) -> Iterator[ToolResultRef]:
     """Every tool_result in ``messages``, oldest first."""
     owner: dict[str, tuple[str, str]] = {}
@@ -129,12 +140,23 @@ def is_user_prompt(message: Any) -> bool:
     return not any(b.get("type") == "tool_result" for b in message.content)
 
 
+def last_prompt_index(messages: list[Any]) -> int:
+    """Where the last submission starts: the index of the last message the user typed
+    (0 when there is none)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if is_user_prompt(messages[index]):
+            return index
+    return 0
+
+
 __all__ = [
     "ToolResultRef",
     "is_user_prompt",
     "iter_tool_results",
+    "last_prompt_index",
     "rewrite_tool_results",
     "safe_cut_points",
     "tool_names_by_id",
+    "tool_result_ids",
     "with_tool_result_contents",
 ]

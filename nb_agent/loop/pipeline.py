@@ -414,13 +414,15 @@ class _ToolCall:
 
     def _result_message(self, raw: dict[str, Any], result: ToolResult) -> UserMessage:
         content = self.tool.map_result_to_block(result.data, self.tool_use_id)
-        content = process_tool_result_size(
+        sent = process_tool_result_size(
             content,
             tool_use_id=self.tool_use_id,
             max_result_size_chars=self.tool.max_result_size_chars,
             session_dir=self.ctx.session.session_dir,
         )
-        return tool_result_message(self.tool_use_id, content, is_error=result.is_error, tool_use_result=result.data)
+        # What the model saw (and a file with the rest), never the whole again beside it.
+        structured = self.tool.structured_output(result.data) if sent is content else None
+        return tool_result_message(self.tool_use_id, sent, is_error=result.is_error, tool_use_result=structured)
 
     async def _deny_first(self, raw: dict[str, Any], parsed: Any) -> None:
         """Deny rules before the tool's own checks (seed 003 §3.6 step ④): Edit and Write

@@ -58,6 +58,7 @@ class McpTool(Tool[McpToolInput]):
     """A tool of a connected MCP server (built by ``McpManager`` from ``tools/list``)."""
 
     input_model: ClassVar[type[BaseModel]] = McpToolInput
+    repeats_its_content: ClassVar[bool] = True  # the structured output is its text again: kept once
     is_mcp: ClassVar[bool] = True
     max_result_size_chars: ClassVar[float] = DEFAULT_MAX_RESULT_SIZE_CHARS
 

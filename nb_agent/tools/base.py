@@ -155,6 +155,10 @@ class Tool(ABC, Generic[InputT]):
     reaches_network: ClassVar[bool] = False
     """Read-only, but it talks to other hosts: being read-only does not allow it without
     the user's (or a rule's) consent."""
+    repeats_its_content: ClassVar[bool] = False
+    """The structured output (``ToolResult.data``) holds nothing the tool_result's content
+    does not (Read's file text, Grep's matches): it is not kept with the result, so each
+    result is held and stored once. See :meth:`structured_output`."""
 
     # --- description -----------------------------------------------------------------
     @abstractmethod
@@ -218,6 +222,16 @@ class Tool(ABC, Generic[InputT]):
 
     def interrupt_behavior(self) -> InterruptBehavior:
         return "block"
+
+    def structured_output(self, data: Any) -> Any:
+        """What of ``data`` (the call's output, already mapped to the tool_result content)
+        stays with the result as ``UserMessage.tool_use_result``: what UIs read as it
+        arrives, what :meth:`restore_session` reads on resume, what the transcript keeps.
+        Default: all of it, or nothing when :attr:`repeats_its_content`. Override to keep
+        what the content lacks without repeating what it holds (Bash: the exit code, not
+        the output). A result too large for the context keeps none either way: the model
+        saw a preview, and the file it names holds the rest."""
+        return None if self.repeats_its_content else data
 
     # --- pipeline hooks -----------------------------------------------------------------
     def parse_input(self, raw: dict[str, Any]) -> InputT:

@@ -339,6 +339,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
 
     name = "ExecuteCode"
     input_model = ExecuteCodeInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     search_hint = "run python code in the jupyter kernel namespace"
     max_result_size_chars = 30_000
     shared_resource = "kernel"  # one at a time across parallel subagents

@@ -166,6 +166,7 @@ It does not run user code and is cheap: use it before ExecuteCode to learn what 
 class InspectVariables(Tool[InspectVariablesInput]):
     name = "InspectVariables"
     input_model = InspectVariablesInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     search_hint = "list or describe variables dataframes arrays in the kernel namespace"
 
     def __init__(self, bridge: KernelBridge) -> None:

@@ -160,6 +160,7 @@ class BashOutputTool(Tool[BashOutputInput]):
 
     name = "BashOutput"
     input_model = BashOutputInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     max_result_size_chars = BACKGROUND_OUTPUT_MAX_CHARS
 
     def unavailable_reason(self) -> str | None:

@@ -149,6 +149,11 @@ class BashTool(Tool[BashInput]):
     def prompt(self) -> str:
         return _PROMPT
 
+    def structured_output(self, data: Any) -> Any:
+        """The result without its output text (the tool_result holds it): exit code,
+        sandbox, background id and the rest stay."""
+        return data.model_copy(update={"output": ""}) if isinstance(data, BashResult) else data
+
     def unavailable_reason(self) -> str | None:
         return parser_unavailable_reason()  # every call is parsed before it runs
 

@@ -80,6 +80,7 @@ class GlobTool(Tool[GlobInput]):
 
     name = "Glob"
     input_model = GlobInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     search_hint = "find files by name pattern"
     max_result_size_chars = 100_000
 

@@ -147,6 +147,7 @@ class GrepTool(Tool[GrepInput]):
 
     name = "Grep"
     input_model = GrepInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     search_hint = "search file contents with regex (ripgrep)"
     max_result_size_chars = 20_000
 

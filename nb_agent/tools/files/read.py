@@ -134,6 +134,7 @@ class ReadTool(Tool[ReadInput]):
 
     name = "Read"
     input_model = ReadInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     search_hint = "read file contents, images, PDFs, notebooks"
     max_result_size_chars = float("inf")  # never persisted: a Read of the persisted file would loop
 

@@ -100,6 +100,7 @@ def _answer_text(message: Any) -> str:
 class WebFetchTool(WebReadTool):
     name = "WebFetch"
     input_model = WebFetchInput
+    repeats_its_content = True  # the structured output is its text again: kept once
     max_result_size_chars = MAX_CONTENT_CHARS
 
     def __init__(self, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_body_bytes: int | None = None) -> None:
