@@ -17,6 +17,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe, validate
 
 from nb_agent.context.images import DEFAULT_KEEP_IMAGES
+from nb_agent.jupyter import warm
 from nb_agent.jupyter.commands import BY_NAME, dispatch, line_usage, parse_line_command
 from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError, cell_usage
 
@@ -202,6 +203,7 @@ class AgentMagics(Magics):
         except OptionsError as exc:
             print(exc.render())
             return
+        warm.join()  # a subcommand's imports on this thread must not meet the warming thread's halfway
         pending = dispatch(self.session, command)
         if pending is None:
             return
@@ -217,6 +219,7 @@ class AgentMagics(Magics):
         except OptionsError as exc:
             print(exc.render())
             return None
+        warm.join()  # a subcommand's imports on this thread must not meet the warming thread's halfway
         return dispatch(self.session, command)
 
 

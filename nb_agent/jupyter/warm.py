@@ -24,13 +24,19 @@ WARM_ENV = "NB_AGENT_WARM_IMPORTS"
 """``0`` leaves the imports to the first run (which then makes them in a thread as well)."""
 
 MODULES = (
+    # The view first: the first cell imports it on the loop's thread before anything else, and
+    # waits for this thread on its module lock. Entering the package graph from another module
+    # at the same time (the engine's side reaches nb_agent.permissions through its package
+    # __init__, the view through permissions.types) let the two threads each hold a lock the
+    # other needed; Python then handed one a half-initialized module ("cannot import name
+    # 'Settings' from partially initialized module"), and the cell fell back to plain text.
+    "nb_agent.jupyter.view.agent_view",
+    "nb_agent.jupyter.view.user_prompts",
     "nb_agent.agent",
     "httpcore2",  # the SDK's HTTP client imports it when the first client is made
     "nb_agent.mcp.manager",
     "nb_agent.jupyter.engine_factory",
     "nb_agent.jupyter.cell_run",
-    "nb_agent.jupyter.view.agent_view",
-    "nb_agent.jupyter.view.user_prompts",
     "nb_agent.jupyter.static_render",
     "nb_agent.jupyter.live.protocol",
     "ipywidgets",
@@ -69,6 +75,18 @@ def start() -> threading.Thread:
             _thread = threading.Thread(target=_warm, name="nb_agent-warm-imports", daemon=True)
             _thread.start()
         return _thread
+
+
+def join() -> None:
+    """Wait until the imports are done, blocking (for code that imports nb_agent modules on
+    the kernel's thread, such as a ``%agent`` subcommand). nb_agent's packages import each
+    other in cycles: two threads entering such a cycle from different modules each hold a
+    module lock the other needs, and Python then hands one of them a half-initialized module
+    ("cannot import name … from partially initialized module"). Waiting for this thread
+    costs no more than waiting on its module locks would."""
+    thread = _thread
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join()
 
 
 async def ready() -> None:
