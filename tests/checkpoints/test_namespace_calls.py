@@ -150,3 +150,19 @@ def test_a_rebound_giant_is_let_go_when_it_does_not_fit(run_call):
     change = record.changes["frame"]
     assert change.change == "rebound" and not change.restorable
     assert "keeping it would exceed the memory budget" in change.line
+
+
+def test_an_object_changed_then_rebound_is_counted_once_and_let_go_over_the_budget(run_call):
+    import gc
+    import weakref
+
+    tracker = NamespaceTracker(budget=2_000_000)
+    ns = _ns(frame=pd.DataFrame({"v": np.zeros(500_000), "f": np.zeros(500_000, dtype="int8")}))  # 4.5 MB
+    old = weakref.ref(ns["frame"])
+    first = run_call(tracker, ns, "frame.loc[0, 'f'] = 1")  # copy-on-write copies the 0.5 MB column only
+    assert first.changes["frame"].restorable and tracker.retained == 500_000
+    second = run_call(tracker, ns, "frame = frame.iloc[:10].copy()")  # now only the records hold the 4.5 MB frame
+    assert not first.changes["frame"].restorable and not second.changes["frame"].restorable
+    assert tracker.retained == 0
+    gc.collect()
+    assert old() is None  # really let go

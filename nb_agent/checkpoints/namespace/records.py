@@ -70,16 +70,18 @@ class CallRecord:
     """Bytes this record keeps alive (copies, and objects no name holds any more)."""
     rewound: bool = False
     """Undone by a rewind (left out of later rewinds unless redone)."""
+    dropped: bool = False
+    """Let go to stay within the memory budget: holds nothing any more."""
 
     def drop(self, reason: str) -> int:
-        """Release every copy and old object; returns the bytes freed."""
+        """Release every copy and every object this record holds (the names it changed
+        cannot be put back any more); returns the bytes it was counted for."""
         freed = self.retained
         for change in self.changes.values():
-            if change.change in ("rebound", "deleted"):
+            if change.change != "created":
                 change.before.drop(reason, keep_value=False)
-            elif change.change in ("changed", "unknown"):
-                change.before.drop(reason, keep_value=True)
         self.retained = 0
+        self.dropped = True
         return freed
 
 

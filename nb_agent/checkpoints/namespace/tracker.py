@@ -165,7 +165,9 @@ class NamespaceTracker:
         for record in self.records if evict else ():
             if self.retained + pending.copied + cost <= self.budget:
                 break
-            record.drop(f"its copy was dropped to stay within the memory budget of {human_bytes(self.budget)}")
+            if not record.dropped:
+                record.drop(f"its copy was dropped to stay within the memory budget of {human_bytes(self.budget)}")
+                self._account(pending.bindings)
         return self.retained + pending.copied + cost <= self.budget
 
     def end_call(self, pending: PendingCall, variables: Variables) -> CallRecord:
@@ -179,9 +181,9 @@ class NamespaceTracker:
         for name in now:
             if name not in pending.bindings:
                 record.changes[name] = NameChange(name=name, change="created", before=Held())
-        record.retained = _retained(record, now)
         self.records.append(record)
-        self._within_budget()
+        self._account(now)
+        self._within_budget(now)
         for change in record.changes.values():
             change.line = describe.line(change, now.get(change.name, ABSENT))
         return record
@@ -218,11 +220,23 @@ class NamespaceTracker:
                 pass
         return "unknown" if name in pending.watched else None
 
-    def _within_budget(self) -> None:
+    def _account(self, now: dict[str, Any]) -> None:
+        """What every record keeps alive now: an object the namespace held when a record was
+        made may have been rebound since, and then only the records hold it."""
+        live = {id(value) for value in now.values()}
+        counted: set[int] = set()
+        for record in self.records:
+            if not record.dropped:
+                record.retained = _retained(record, live, counted)
+
+    def _within_budget(self, now: dict[str, Any]) -> None:
         for record in self.records:
             if self.retained <= self.budget:
                 return
+            if record.dropped:
+                continue
             record.drop(f"keeping it would exceed the memory budget of {human_bytes(self.budget)}")
+            self._account(now)  # what it held may be held by a later record too
 
     def forget(self) -> None:
         """Drop every record (a new conversation)."""
@@ -268,18 +282,19 @@ def _unsnapshotted(held: Held) -> Held:
     return held
 
 
-def _retained(record: CallRecord, now: dict[str, Any]) -> int:
-    """Bytes the record keeps alive: snapshots of objects changed in place, and old objects
-    that no name holds any more."""
-    live = {id(value) for value in now.values()}
+def _retained(record: CallRecord, live: set[int], counted: set[int]) -> int:
+    """Bytes the record keeps alive: snapshots of objects changed in place, and objects no
+    name holds any more (each counted once, for the oldest record holding it)."""
     total = 0
     for change in record.changes.values():
         before = change.before
         try:
             if before.has_snapshot:
                 total += kind_of(before.snapshot).retained(before.value, before.snapshot)
-            elif change.change in ("rebound", "deleted") and before.value is not ABSENT and id(before.value) not in live:
-                total += kind_of(before.value).memory(before.value) or 0
+            value = before.value
+            if value is not ABSENT and id(value) not in live and id(value) not in counted:
+                counted.add(id(value))
+                total += kind_of(value).memory(value) or 0
         except Exception:  # noqa: BLE001 - sizing is best effort
             continue
     return total
