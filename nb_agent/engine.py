@@ -569,6 +569,7 @@ class QueryEngine:
         usage_before = self.usage.total
         abort = abort_controller or AbortController()
         self.abort_controller = abort
+        asked = prompt if isinstance(prompt, str) else None  # as written: /name args, before the skill's text
         invocation = self.user_invocation(prompt) if isinstance(prompt, str) else None
         if invocation is not None:  # /name args: the skill's or command's text is the prompt
             prompt = invocation.prompt
@@ -582,7 +583,7 @@ class QueryEngine:
             yield self._refused_result(gate.refused, started)
             return
         if self.checkpoints is not None:
-            for warning in await self.checkpoints.run_started(self, text):
+            for warning in await self.checkpoints.run_started(self, asked if asked is not None else text):
                 notice = SystemMessage(level="warning", content=warning)
                 self._append(notice)
                 yield notice

@@ -7,6 +7,7 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
+import { element } from './dom';
 import { IAckError, revealCell, revertEdits } from './edits';
 
 export const EDITS_MIME = 'application/vnd.nb-agent.edits+json';
@@ -36,21 +37,6 @@ export function revertRefusal(error: IAckError): string {
     default:
       return error.message;
   }
-}
-
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  text = '',
-  className = ''
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text) {
-    node.textContent = text;
-  }
-  if (className) {
-    node.className = className;
-  }
-  return node;
 }
 
 export class EditsCard extends Widget implements IRenderMime.IRenderer {

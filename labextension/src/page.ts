@@ -6,14 +6,18 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Cell } from '@jupyterlab/cells';
 import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services';
-import { applyEdit, revealCell } from './edits';
+import { applyEdit, revealCell, revertEdits } from './edits';
 import { EDITS_MIME, EditsCard } from './editsCard';
+import { REWIND_MIME, RewindCard } from './rewindCard';
 import { takeSnapshot } from './snapshot';
 
 export const TARGET_NAME = 'nb_agent.live';
 export const HELLO_TARGET_NAME = 'nb_agent.live.hello';
 export const PROTOCOL_VERSION = 1;
 const CHANGE_DEBOUNCE_MS = 250;
+/** A rewind waits for the page's revert and may snapshot a large folder: a generous bound
+ * that only tells "the kernel is working" from "the kernel will not answer". */
+const REWIND_REPLY_MS = 300_000;
 const AGENT_CELL = /^\s*%%agent(\s|$)/;
 
 type JSONObject = { [key: string]: any };
@@ -27,6 +31,7 @@ export class LivePage {
   private disposed = false;
   /** Kernel messages handled, for the browser tests (edit ids applied here). */
   readonly applied: string[] = [];
+  private replies = new Map<string, (reply: JSONObject) => void>();
 
   constructor(
     readonly panel: NotebookPanel,
@@ -41,6 +46,16 @@ export class LivePage {
         mimeTypes: [EDITS_MIME],
         defaultRank: 40,
         createRenderer: () => new EditsCard(panel, data => this.send(data))
+      },
+      40
+    );
+    // The run card's "Rewind this run" asks the kernel (the state it rewinds is there).
+    panel.content.rendermime.addFactory(
+      {
+        safe: false,
+        mimeTypes: [REWIND_MIME],
+        defaultRank: 40,
+        createRenderer: () => new RewindCard(request => this.askKernel(request))
       },
       40
     );
@@ -135,6 +150,10 @@ export class LivePage {
       if (this.comm === comm) {
         this.comm = null; // nb_agent not loaded (yet), or the kernel went away
       }
+      for (const [id, answer] of this.replies) {
+        this.replies.delete(id);
+        answer({ error: 'nb_agent is not loaded in this kernel (run %load_ext nb_agent), or the kernel went away.' });
+      }
     };
     comm.open({
       type: 'hello',
@@ -162,6 +181,29 @@ export class LivePage {
     if (this.comm && !this.comm.isDisposed) {
       this.comm.send(data);
     }
+  }
+
+  /** Send a `rewind_request`; resolves with the kernel's `rewind_reply` (or an error). */
+  askKernel(request: JSONObject): Promise<JSONObject> {
+    if (!this.isOpen) {
+      this.connectKernel();
+      this.openComm(null);
+    }
+    if (!this.isOpen) {
+      return Promise.resolve({ error: 'The kernel is not connected, or nb_agent is not loaded in it.' });
+    }
+    const requestId = `${Date.now()}-${Math.random().toString(16).slice(2)}`;
+    return new Promise(resolve => {
+      const timer = window.setTimeout(() => {
+        this.replies.delete(requestId);
+        resolve({ error: 'The kernel did not answer (is it busy or gone?).' });
+      }, REWIND_REPLY_MS);
+      this.replies.set(requestId, reply => {
+        window.clearTimeout(timer);
+        resolve(reply);
+      });
+      this.send({ type: 'rewind_request', request_id: requestId, ...request });
+    });
   }
 
   private contentChanged(): void {
@@ -203,6 +245,28 @@ export class LivePage {
       case 'reveal':
         revealCell(this.panel, String(data.cell_id));
         break;
+      case 'revert': {
+        // The kernel's rewind: the same revert as the edits card's button (each edit checked,
+        // a cell the user changed since left as it is), one undo step.
+        const edits = (data.edits ?? []) as JSONObject[];
+        const result = revertEdits(this.panel, edits);
+        const byId = new Map(edits.map(e => [e.edit_id, e]));
+        this.send({
+          type: 'reverted',
+          revert_id: data.revert_id,
+          run_id: data.run_id ?? null,
+          edit_ids: result.reverted,
+          ops: ([] as JSONObject[]).concat(...result.reverted.map(id => (byId.get(id)?.revert ?? []) as JSONObject[])),
+          refused: result.refused.map(r => ({ edit_id: r.edit_id, error: r.error }))
+        });
+        break;
+      }
+      case 'rewind_reply': {
+        const answer = this.replies.get(String(data.request_id));
+        this.replies.delete(String(data.request_id));
+        answer?.(data);
+        break;
+      }
     }
   }
 }

@@ -86,8 +86,8 @@ def apply_folder(folder: FolderPlan, outcome: PartOutcome) -> dict[str, Entry | 
     written = folder.repo.write(folder.targets)
     before = folder.repo.entries(folder.current, set(written.written) | set(written.deleted))
     for path in written.written:
-        outcome.restored.append(f"{path}" + (" (brought back)" if before.get(path) is None else ""))
-    outcome.restored += [f"{path} (removed)" for path in written.deleted]
+        outcome.restored.append(f"{path} brought back" if before.get(path) is None else f"{path} back to its earlier version")
+    outcome.restored += [f"{path} removed" for path in written.deleted]
     outcome.not_restored += [f"{path} — {why}" for path, why in written.failed.items()]
     return before
 
@@ -102,5 +102,5 @@ def redo_folder(repo: ShadowRepo, rewound_to: dict[str, Entry | None], before: d
         else:
             targets[path] = entry
     written = repo.write(targets)
-    outcome.restored += written.written + [f"{p} (removed)" for p in written.deleted]
+    outcome.restored += [f"{p} as the run left it" for p in written.written] + [f"{p} removed again" for p in written.deleted]
     outcome.not_restored += [f"{path} — {why}" for path, why in written.failed.items()]

@@ -36,6 +36,8 @@ class PartOutcome:
     not_restored: list[str] = field(default_factory=list)
     redo: Any = None
     """What a redo needs (``None``: this part has nothing to redo)."""
+    pending: Any = None
+    """What :meth:`CheckpointPart.settle` still waits for."""
 
 
 class CheckpointPart(Protocol):
@@ -67,3 +69,7 @@ class CheckpointPart(Protocol):
 
     def reset(self) -> None:
         """A new conversation: forget the marks."""
+
+    def files(self) -> dict[str, str]:
+        """Absolute paths a files rewind must leave alone (this part rewinds them its own
+        way), with why."""

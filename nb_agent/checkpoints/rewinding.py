@@ -78,7 +78,7 @@ class RewindReport:
             if outcome.restored:
                 shown = outcome.restored[:CHANGE_LINES]
                 more = f" (+{len(outcome.restored) - len(shown)} more)" if len(outcome.restored) > len(shown) else ""
-                lines.append(f"{outcome.part}: restored " + ", ".join(shown) + more)
+                lines.append(f"{outcome.part}: " + "; ".join(shown) + more)
             lines += [f"kept: {line}" for line in outcome.kept] + [f"not restored: {line}" for line in outcome.not_restored]
         if self.conversation:
             lines.append(self.conversation)

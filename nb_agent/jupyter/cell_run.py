@@ -98,6 +98,7 @@ class CellRun:
         if session.settings.insert_code_cell:
             cell_view.offer_code_cell(state, shell=session.shell, live=session.live.just_ended)
         cell_view.show_live_edits(session.live.just_ended)
+        session.checkpoints.show_run_card(session.engine)
         if interrupted:
             raise AgentInterrupted
         if result is None or result.subtype == "error_during_execution":

@@ -9,16 +9,22 @@ repositories are in ``~/.nb_agent/checkpoints`` (``$NB_AGENT_CHECKPOINTS_DIR``).
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.checkpoints.namespace import NamespaceTracker, apply_plan, apply_redo, plan_rewind
 from nb_agent.checkpoints.parts import PartOutcome, PartPlan
-from nb_agent.checkpoints.store import CheckpointSettings, CheckpointStore
+from nb_agent.checkpoints.store import Checkpoint, CheckpointSettings, CheckpointStore, RunRecord
+from nb_agent.errors import NbAgentError
 from nb_agent.jupyter.tools.inspect_variables import user_variables
 from nb_agent.state_dir import checkpoints_dir
 
 if TYPE_CHECKING:
     from nb_agent.checkpoints.rewinding import RewindPlan, RewindReport
+
+log = logging.getLogger(__name__)
 
 MAX_NAMES = 4
 
@@ -78,6 +84,9 @@ class NamespacePart:
     def reset(self) -> None:
         self.tracker.forget()
 
+    def files(self) -> dict[str, str]:
+        return {}
+
 
 def checkpoint_settings(settings: Any) -> CheckpointSettings:
     return CheckpointSettings(
@@ -99,7 +108,10 @@ class KernelCheckpoints:
         self.after_rewind = after_rewind
         """Called after a rewind or a redo (the between-run notes take the new state as the agent's)."""
         self.skip: dict[str, str] = {}
-        """Absolute paths files rewinds leave alone, with why (the live notebook's file)."""
+        """Absolute paths files rewinds leave alone, with why (besides what the parts say)."""
+        self.rewinding = False
+        """A run card's rewind is under way (a cell started meanwhile waits for it)."""
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def agent_names(self) -> set[str]:
         """The variables whose value the agent's ExecuteCode left (this run's calls, and what
@@ -116,7 +128,10 @@ class KernelCheckpoints:
         from nb_agent.checkpoints.rewinding import choose, plan_rewind as plan_store
 
         checkpoint = choose(self.store, target, code=code, conversation=conversation)
-        return await plan_store(self.store, engine, checkpoint, code=code, conversation=conversation, skip=self.skip)
+        skip = dict(self.skip)
+        for part in self.parts:
+            skip.update(part.files())
+        return await plan_store(self.store, engine, checkpoint, code=code, conversation=conversation, skip=skip)
 
     async def rewind(self, engine: Any, plan: RewindPlan) -> RewindReport:
         from nb_agent.checkpoints.rewinding import apply_rewind
@@ -135,3 +150,101 @@ class KernelCheckpoints:
     def _settled(self) -> None:
         if self.after_rewind is not None:
             self.after_rewind()
+
+    # --- the run card -------------------------------------------------------------------------------
+    def run_card(self, engine: Any) -> dict[str, Any] | None:
+        """The card of the run that just ended (``None``: no checkpoint, or nothing changed)."""
+        from nb_agent.jupyter.rewind_card import rewind_bundle
+
+        runs = self.store.runs
+        if engine is None or not runs or self.store.current is not None or not runs[-1].checkpoints:
+            return None
+        run = runs[-1]
+        start = run.checkpoints[0]
+        if start.code_rewound:
+            return None
+        changes = changes_between(self.store, run, start, None)
+        return rewind_bundle(checkpoint_id=start.id, prompt=start.prompt, changes=changes) if changes else None
+
+    def show_run_card(self, engine: Any) -> None:
+        try:
+            card = self.run_card(engine)
+        except Exception:  # noqa: BLE001 - a card must never fail the run's cell
+            log.warning("the run card failed", exc_info=True)
+            return
+        if card is not None:
+            from IPython.display import display
+
+            display(card, raw=True)
+
+    # --- the run card's button -------------------------------------------------------------------
+    def answer_page(self, channel: Any, message: Any, *, engine: Any, running: bool) -> None:
+        """A run card asks for a preview or a rewind: answered by a task on the kernel's loop
+        (the page's revert, when there is one, is awaited there)."""
+        task = asyncio.get_running_loop().create_task(self._answer(channel, message, engine=engine, running=running))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _other_run(self, message: Any) -> str | None:
+        """Why the card's run is not this conversation's checkpoint of that id (a card of
+        another conversation, or of a session not resumed here), or ``None``."""
+        found = next((c for c in self.store.checkpoints() if c.id == message.checkpoint_id), None)
+        if found is not None and found.prompt == message.prompt:
+            return None
+        return (
+            f"This card's run (\"{message.prompt}\") is not checkpoint {message.checkpoint_id} of this kernel's conversation: "
+            "it belongs to another one (%agent sessions lists them; %agent resume ID, then %agent rewind). "
+            "%agent checkpoints lists this conversation's runs."
+        )
+
+    async def _answer(self, channel: Any, message: Any, *, engine: Any, running: bool) -> None:
+        from nb_agent.jupyter.commands.rewind import NO_ENGINE
+        from nb_agent.jupyter.live.protocol import RewindReply
+
+        reply = RewindReply(request_id=message.request_id, action=message.action)
+        if engine is None:
+            reply.error = NO_ENGINE
+        elif running or self.rewinding:
+            reply.error = "An agent run (or another rewind) is active in this kernel; rewind when it has ended."
+        elif (mismatch := self._other_run(message)) is not None:
+            reply.error = mismatch
+        else:
+            self.rewinding = True
+            try:
+                plan = await self.plan(engine, message.checkpoint_id, code=True, conversation=True)
+                reply.lines = plan.preview() if message.action == "preview" else (await self.rewind(engine, plan)).lines()
+            except NbAgentError as exc:
+                reply.error = str(exc)
+            except Exception as exc:  # noqa: BLE001 - said on the card; the kernel goes on
+                log.warning("rewind from the run card failed", exc_info=True)
+                reply.error = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.rewinding = False
+        channel.send(reply.model_dump(mode="json"))
+
+
+def changes_between(store: CheckpointStore, run: RunRecord, checkpoint: Checkpoint, following: Checkpoint | None) -> list[str]:
+    """What the agent changed from ``checkpoint`` to ``following`` (``None``: the run's end),
+    in a few words per part: ``files: 3``, ``variables: sales, model``, ``notebook: 2 edits``."""
+    parts: list[str] = []
+    changed = 0
+    for folder, start in checkpoint.files.items():
+        end = following.files.get(folder) if following is not None else run.end_files.get(folder)
+        if end is not None:
+            try:
+                changed += len(store.repo(Path(folder)).changed(start, end))
+            except Exception:  # noqa: BLE001 - a snapshot gone from the shadow repository: not counted
+                continue
+    if changed:
+        parts.append(f"files: {changed}")
+    for part in store.parts:
+        since = checkpoint.marks.get(part.name) if checkpoint.marks is not None else None
+        if following is not None:
+            until = following.marks.get(part.name) if following.marks is not None else None
+        elif run is not store.runs[-1]:
+            until = run.end_marks.get(part.name) if run.end_marks else None
+        else:  # the last run: what came after its end (the agent's code added as cells) is its too
+            until = None
+        if since is not None and (summary := part.summary(since, until)):
+            parts.append(summary)
+    return parts

@@ -52,6 +52,9 @@ class FakeLivePage:
     refused: list[dict[str, Any]] = field(default_factory=list)
     received: list[dict[str, Any]] = field(default_factory=list)
     run_active: bool = False
+    answer_reverts: bool = True
+    """Answer the kernel's ``revert`` (False: a page that applies nothing and never answers)."""
+    rewind_replies: list[dict[str, Any]] = field(default_factory=list)
     _seq: int = 0
     _held: list[dict[str, Any]] = field(default_factory=list)
 
@@ -115,6 +118,19 @@ class FakeLivePage:
             self.run_active = data.get("phase") == "start"
         elif kind == "request_snapshot" and not self.defer_acks:
             self.send(self.snapshot("request", request_id=data.get("request_id")))
+        elif kind == "revert" and self.answer_reverts:
+            reverted, refused, ops = self._revert(data["edits"])
+            self.send({"type": "reverted", "revert_id": data["revert_id"], "run_id": data.get("run_id"), "edit_ids": reverted, "ops": ops,
+                       "refused": [{"edit_id": r.pop("edit_id"), "error": r} for r in refused]})  # fmt: skip
+        elif kind == "rewind_reply":
+            self.rewind_replies.append(data)
+
+    def ask_rewind(self, action: str, checkpoint_id: str, prompt: str = "") -> str:
+        """What the run card's button sends; returns the request id (the reply lands in
+        :attr:`rewind_replies`)."""
+        request_id = uuid.uuid4().hex
+        self.send({"type": "rewind_request", "request_id": request_id, "action": action, "checkpoint_id": checkpoint_id, "prompt": prompt})
+        return request_id
 
     def _on_edit(self, edit: dict[str, Any]) -> None:
         try:
@@ -137,8 +153,15 @@ class FakeLivePage:
         ``application/vnd.nb-agent.edits+json`` data): each edit's ``revert`` operations,
         newest edit first, each checked like an edit; then the page tells the kernel what it
         reverted (``tell_kernel``; an older page did not). Returns (reverted ids, refusals)."""
+        reverted, refused, applied_ops = self._revert(card["edits"])
+        if reverted and tell_kernel:
+            self.send({"type": "reverted", "run_id": card.get("run_id"), "edit_ids": reverted, "ops": applied_ops})
+        return reverted, refused
+
+    def _revert(self, edits: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+        """``edits`` (oldest first) reverted newest first, each checked like an edit."""
         reverted, refused, applied_ops = [], [], []
-        for record in reversed(card["edits"]):
+        for record in reversed(edits):
             if not record["revert"]:
                 continue
             try:
@@ -150,9 +173,7 @@ class FakeLivePage:
                 self._apply(op)
             applied_ops += record["revert"]
             reverted.append(record["edit_id"])
-        if reverted and tell_kernel:
-            self.send({"type": "reverted", "run_id": card.get("run_id"), "edit_ids": reverted, "ops": applied_ops})
-        return reverted, refused
+        return reverted, refused, applied_ops
 
     # --- the document -------------------------------------------------------------------------
     def ids(self) -> list[str]:

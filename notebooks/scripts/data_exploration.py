@@ -39,6 +39,12 @@ With twelve months this is a strong pattern, not proof: a seasonal effect that h
 would look the same. I added the monthly change to your `df` as `revenue_change`."""
 
 
+NORMALIZE = """\
+df["revenue"] = df["revenue"] / 1000
+df.to_csv("sales_k.csv", index=False)
+df["revenue"].head(3).tolist()"""
+
+
 def turns() -> list:
     return [
         turn(lambda cwd: [
@@ -54,4 +60,9 @@ def turns() -> list:
             tool_use("ExecuteCode", {"code": PLOT, "description": "Plot revenue and ad spend by month"}, id="toolu_de_03"),
         ]),
         turn(lambda cwd: [text(ANSWER)]),
+        # The second cell: something to take back with %agent rewind.
+        turn(lambda cwd: [
+            tool_use("ExecuteCode", {"code": NORMALIZE, "description": "Revenue in millions, saved to sales_k.csv"}, id="toolu_de_04"),
+        ]),
+        turn(lambda cwd: [text("Done: `df.revenue` is now in millions of dollars, and the table is saved as `sales_k.csv`.")]),
     ]

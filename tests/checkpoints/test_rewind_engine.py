@@ -68,7 +68,7 @@ async def test_a_run_is_rewound_files_and_conversation(workdir, server, tmp_path
     report = await apply_rewind(store, engine, plan)
     assert (workdir / "sales.csv").read_text() == "month,revenue\n1,10\n"
     assert (workdir / "old.txt").read_text() == "old notes\n" and not (workdir / "report.md").exists()
-    assert any(line.startswith("files: restored") for line in report.lines())
+    assert "files: old.txt brought back; sales.csv back to its earlier version; report.md removed" in report.lines()
     server.script.add(Reply(content=[text("What next?")]))
     before = len(server.requests)
     await collect(engine, "something else")
@@ -154,3 +154,20 @@ async def test_a_resumed_session_can_rewind_files_and_conversation(workdir, serv
     report = await apply_rewind(store, resumed, plan)
     assert not (workdir / "report.md").exists() and (workdir / "old.txt").exists()
     assert resumed.messages == [] and report.conversation
+
+
+async def test_file_checkpoints_that_cannot_be_stored_are_turned_off_with_a_warning(workdir, server, tmp_path):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the checkpoints would go")
+    store = CheckpointStore(settings=CheckpointSettings(root=lambda: blocked))
+    engine, _ = create_engine(cwd=workdir, transport=AnthropicTransport(client=server.client()), permission_mode="bypassPermissions", mcp=False, agents=False, checkpoints=store)
+    _first_run_script(server, workdir)
+    out = await collect(engine, FIRST)
+    assert out.result.subtype == "success"
+    warnings = [e.content for e in out.events if getattr(e, "type", None) == "system" and e.level == "warning"]
+    assert len(warnings) == 1 and "file checkpoints of" in warnings[0] and "Nothing of yours was changed" in warnings[0]
+    assert (workdir / "report.md").exists() and blocked.read_text().startswith("a file")
+    plan = await plan_rewind(store, engine, choose(store, None, code=True, conversation=True), code=True, conversation=True)
+    assert plan.files.not_restorable and "file checkpoints of" in plan.files.not_restorable[0]
+    await apply_rewind(store, engine, plan)
+    assert (workdir / "report.md").exists()  # not restorable: left as it is, and said

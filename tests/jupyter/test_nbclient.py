@@ -37,7 +37,8 @@ def test_saved_outputs_are_the_static_rendering_and_stable(tmp_path, model_serve
     first = _execute(tmp_path, kernel_env, kernel_spec_manager)
     agent_cell = first.cells[1]
     outputs = [o for o in agent_cell.outputs if o.output_type == "display_data"]
-    assert len(outputs) == 1
+    assert len(outputs) == 2  # the static rendering, then the run card
+    assert outputs[1].data["text/plain"] == "This run changed variables: product. %agent rewind 1 undoes it."
     data = outputs[0].data
     assert "application/vnd.jupyter.widget-view+json" not in data
     assert "6 × 7 = **42**." in data["text/markdown"] and "<strong>42</strong>" in data["text/html"]

@@ -91,5 +91,6 @@ def test_static_rendering_with_answers_has_one_output(kernel) -> None:
         kernel.run('%config AgentMagics.render = "auto"')
     assert run.status == "ok", run.errors
     displays = run.of_type("display_data")
-    assert len(displays) == 1 and not run.of_type("update_display_data")
+    assert len(displays) == 2 and not run.of_type("update_display_data")  # the static rendering, then the run card
+    assert "application/vnd.nb-agent.rewind+json" in displays[1]["content"]["data"]
     assert "answered “allow” by --answer" in displays[0]["content"]["data"]["text/markdown"]

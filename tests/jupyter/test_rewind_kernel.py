@@ -39,7 +39,10 @@ def test_a_run_is_undone_variables_files_and_conversation(kernel, requests_since
     assert rewound.status == "ok", rewound.errors
     report = rewound.stdout
     assert report.startswith('Rewound to before run') and "clean rw_sales and save it" in report
-    assert "files: restored" in report and "variables: restored" in report and "conversation: back to before" in report
+    assert "files: rw_log.txt back to its earlier version; rw_old.txt brought back; rw_clean.csv removed" in report
+    variables = next(line for line in report.splitlines() if line.startswith("variables: "))
+    assert "rw_cfg — back to dict" in variables and "rw_made — removed (the agent created it)" in variables
+    assert "conversation: back to before" in report
     assert _value(kernel, "len(rw_sales), rw_alias is rw_sales, rw_cfg['mode'], 'rw_made' in globals()") == "(4, True, 'slow', False)"
     assert not (kernel.cwd / "rw_clean.csv").exists()
     assert (kernel.cwd / "rw_log.txt").read_text() == "line 1\n" and (kernel.cwd / "rw_old.txt").read_text() == "old\n"

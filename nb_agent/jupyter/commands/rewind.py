@@ -8,7 +8,6 @@ import asyncio
 import shlex
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nb_agent.errors import NbAgentError
@@ -17,12 +16,12 @@ if TYPE_CHECKING:
     from nb_agent.checkpoints.store import Checkpoint, CheckpointStore, RunRecord
     from nb_agent.jupyter.session import KernelAgentSession
 
-USAGE = "usage: %agent rewind [ID] [--code | --conversation]   |   %agent rewind --list   |   %agent rewind --redo"
 NO_ENGINE = (
     "Nothing to rewind: no %%agent run in this kernel yet. After a kernel restart, %agent resume [ID] "
     "continues a saved conversation; its files and conversation can then be rewound (not its variables: "
     "they went with the old kernel)."
 )
+USAGE = "usage: %agent rewind [ID] [--code | --conversation]   |   %agent rewind --list   |   %agent rewind --redo"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,10 +122,13 @@ def listing(store: CheckpointStore) -> list[str]:
 
 
 def _row(store: CheckpointStore, run: RunRecord, index: int, checkpoint: Checkpoint) -> str:
+    from nb_agent.jupyter.kernel_checkpoints import changes_between  # the checkpoints load at the first run, not at %load_ext
+
     when = time.strftime("%H:%M:%S", time.localtime(checkpoint.at))
     what = f'"{checkpoint.prompt}"' if checkpoint.turn == 1 else f"  turn {checkpoint.turn}"
     state = _rewound(checkpoint)
-    changes = state or " · ".join(_changes(store, run, index, checkpoint)) or "no changes"
+    following = run.checkpoints[index + 1] if index + 1 < len(run.checkpoints) else None
+    changes = state or " · ".join(changes_between(store, run, checkpoint, following)) or "no changes"
     return f"  {checkpoint.id:<6} {when}  {what:<44} {changes}"
 
 
@@ -136,28 +138,6 @@ def _rewound(checkpoint: Checkpoint) -> str:
     if checkpoint.code_rewound:
         return "(state rewound)"
     return "(conversation rewound)" if checkpoint.conversation_rewound else ""
-
-
-def _changes(store: CheckpointStore, run: RunRecord, index: int, checkpoint: Checkpoint) -> list[str]:
-    """What the agent changed from this checkpoint to the next one (or the run's end)."""
-    following = run.checkpoints[index + 1] if index + 1 < len(run.checkpoints) else None
-    parts: list[str] = []
-    changed = 0
-    for folder, start in checkpoint.files.items():
-        end = following.files.get(folder) if following is not None else run.end_files.get(folder)
-        if end is not None:
-            try:
-                changed += len(store.repo(Path(folder)).changed(start, end))
-            except Exception:  # noqa: BLE001 - a pruned or foreign snapshot: not counted
-                continue
-    if changed:
-        parts.append(f"files: {changed}")
-    for part in store.parts:
-        since = checkpoint.marks.get(part.name) if checkpoint.marks is not None else None
-        until = following.marks.get(part.name) if following is not None and following.marks is not None else run.end_marks.get(part.name) if run.end_marks else None
-        if since is not None and (summary := part.summary(since, until)):
-            parts.append(summary)
-    return parts
 
 
 __all__ = ["checkpoints", "listing", "parse", "rewind"]

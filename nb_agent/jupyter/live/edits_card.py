@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_agent.jupyter.html import el
+from nb_agent.jupyter.live.protocol import RevertEntry
 from nb_agent.jupyter.live.run import EditRecord, LiveRun
 
 EDITS_MIME = "application/vnd.nb-agent.edits+json"
@@ -37,6 +38,11 @@ def _entry(record: EditRecord) -> dict[str, Any]:
         "error": record.error,
         "revert": [op.model_dump(mode="json") for op in record.inverse] if record.status != "refused" else [],
     }
+
+
+def revert_entry(record: EditRecord) -> RevertEntry:
+    """What a ``revert`` message carries for ``record`` (its inverse operations)."""
+    return RevertEntry(edit_id=record.edit_id, summary=record.summary, revert=list(record.inverse))
 
 
 def _line(entry: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TARGET_NAME
 
 if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
-    from nb_agent.jupyter.live.protocol import Ack, EditMessage, Hello, Reverted, Snapshot
+    from nb_agent.jupyter.live.protocol import Ack, EditMessage, Hello, Reverted, RevertMessage, RewindRequest, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,9 @@ class LiveHub:
         self.last_problem: str | None = None
         self.on_reverted: Callable[[LiveChannel, Reverted], None] | None = None
         """Called when a page says the user reverted agent edits from a run's card."""
+        self.on_rewind_request: Callable[[LiveChannel, RewindRequest], None] | None = None
+        """Called when a run card's "Rewind this run" asks the kernel (on the loop's thread)."""
+        self._revert_waiters: dict[str, asyncio.Future[Reverted]] = {}
 
     # --- setup -------------------------------------------------------------------------------
     def register(self) -> None:
@@ -139,7 +142,7 @@ class LiveHub:
             channel.closed = True
 
     def _on_message(self, comm_id: str, data: Any) -> None:
-        from nb_agent.jupyter.live.protocol import Ack, Reverted, Snapshot, parse_incoming
+        from nb_agent.jupyter.live.protocol import Ack, Reverted, RewindRequest, Snapshot, parse_incoming
 
         channel = self.channels.get(comm_id)
         message = parse_incoming(data)
@@ -152,8 +155,15 @@ class LiveHub:
             future = self._ack_waiters.pop(message.edit_id, None)
             if future is not None and not future.done():
                 future.set_result(message)
-        elif isinstance(message, Reverted) and self.on_reverted is not None:
-            self.on_reverted(channel, message)
+        elif isinstance(message, Reverted):
+            waiter = self._revert_waiters.pop(message.revert_id, None) if message.revert_id else None
+            if waiter is not None:
+                if not waiter.done():
+                    waiter.set_result(message)
+            elif self.on_reverted is not None:
+                self.on_reverted(channel, message)
+        elif isinstance(message, RewindRequest) and self.on_rewind_request is not None:
+            self.on_rewind_request(channel, message)
 
     def _snapshot(self, channel: LiveChannel, snapshot: Snapshot) -> None:
         if channel.snapshot is not None and snapshot.seq and snapshot.seq < channel.snapshot.seq:
@@ -249,3 +259,20 @@ class LiveHub:
             return None
         finally:
             self._ack_waiters.pop(edit.edit_id, None)
+
+    def start_revert(self, channel: LiveChannel, revert: RevertMessage) -> asyncio.Future[Reverted]:
+        """Ask ``channel``'s page to revert edits; the future gets its answer (the page
+        applies the revert whether or not anyone still waits for it)."""
+        future: asyncio.Future[Reverted] = asyncio.get_running_loop().create_future()
+        self._revert_waiters[revert.revert_id] = future
+        future.add_done_callback(lambda _f: self._revert_waiters.pop(revert.revert_id, None))
+        channel.send(revert.model_dump(mode="json"))
+        return future
+
+    def start_edit(self, channel: LiveChannel, edit: EditMessage) -> asyncio.Future[Ack]:
+        """Send ``edit``; the future gets its acknowledgement (also kept in :attr:`acks`)."""
+        future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
+        self._ack_waiters[edit.edit_id] = future
+        future.add_done_callback(lambda _f: self._ack_waiters.pop(edit.edit_id, None))
+        channel.send(edit.model_dump(mode="json"))
+        return future

@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
 
 log = logging.getLogger(__name__)
 
+MAX_HISTORY = 100
+
 
 
 def executing_cell_id(shell: Any) -> str | None:
@@ -60,6 +62,11 @@ class LiveNotebook:
         """What the user reverted from a run's card since the agent's last run (for its next note)."""
         self.address: NotebookAddress | None = None
         """The notebook of the last live run (kept when its page goes away)."""
+        self.history: list[LiveRun] = []
+        """This kernel's live runs, oldest first (the last :data:`MAX_HISTORY`): their edits
+        are what a rewind reverts."""
+        self.started = 0
+        """How many live runs this kernel started (each run's ``seq``)."""
         self.hub.on_reverted = self._on_reverted
 
     def install(self) -> None:
@@ -97,6 +104,9 @@ class LiveNotebook:
             run.document.has_read = self._left.has_read
         run.start()
         self.current = run
+        self.started += 1
+        run.seq = self.started
+        self.history = [*self.history[-(MAX_HISTORY - 1) :], run]
         frontend = channel.hello.frontend or "a notebook page"
         self.mode, self.reason = "live", f"the nb-agent-live extension in {frontend} answered for {snapshot.notebook_path or 'this notebook'}"
         return run
@@ -132,6 +142,13 @@ class LiveNotebook:
         for edit_id in sorted(message.edit_ids, key=lambda e: order.index(e) if e in order else len(order)):  # the agent's order
             record = records.get(edit_id)
             told.append(record.summary if record else f"edit {edit_id} of an earlier run")
+
+    def agent_reverted(self, ops: list[Any]) -> None:
+        """A rewind reverted agent edits through the page: the notebook as the agent left it
+        follows, so its next note does not count those cells as the user's changes (the
+        agent is not told here: the rewind says what it needs to hear)."""
+        if self._left is not None:
+            self._left.apply_quietly(ops)
 
     def attachments(self, run: LiveRun) -> list[str]:
         """Between-turn notes: what the user did since the agent's last turn, and edits of

@@ -148,17 +148,62 @@ class EditMessage(_Message):
     """Cells the edit must not touch while they run (the ``%%agent`` cell)."""
 
 
+class RefusedEdit(_Message):
+    edit_id: str
+    error: AckError
+
+
 class Reverted(_Message):
-    """Browser → kernel: the user reverted these agent edits from a run's card."""
+    """Browser → kernel: agent edits were reverted, by the user from a run's card, or at
+    the kernel's ``revert`` (then ``revert_id`` says which, and ``refused`` what was left)."""
 
     type: Literal["reverted"] = "reverted"
     run_id: str | None = None
     edit_ids: list[str]
     ops: list[EditOp]
     """The inverse operations the page applied, in order."""
+    revert_id: str | None = None
+    refused: list[RefusedEdit] = Field(default_factory=list)
 
 
-Incoming = Snapshot | Ack | Hello | Reverted
+class RewindRequest(_Message):
+    """Browser → kernel: the run card's "Rewind this run": ``preview`` (what would change)
+    or ``rewind`` (do it), for checkpoint ``checkpoint_id`` (whose run's prompt is ``prompt``)."""
+
+    type: Literal["rewind_request"] = "rewind_request"
+    request_id: str
+    action: Literal["preview", "rewind"]
+    checkpoint_id: str
+    prompt: str = ""
+
+
+class RevertEntry(_Message):
+    edit_id: str
+    summary: str = ""
+    revert: list[EditOp]
+
+
+class RevertMessage(_Message):
+    """Kernel → browser: revert these edits (oldest first; applied newest first, as the
+    run card's button does), one undo step; the page answers ``reverted`` with ``revert_id``."""
+
+    type: Literal["revert"] = "revert"
+    revert_id: str
+    run_id: str | None = None
+    edits: list[RevertEntry]
+
+
+class RewindReply(_Message):
+    """Kernel → browser: the answer to a :class:`RewindRequest`."""
+
+    type: Literal["rewind_reply"] = "rewind_reply"
+    request_id: str
+    action: Literal["preview", "rewind"]
+    lines: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest
 
 
 def parse_incoming(data: Any) -> Incoming | None:
@@ -166,7 +211,8 @@ def parse_incoming(data: Any) -> Incoming | None:
     if not isinstance(data, dict):
         return None
     kind = data.get("type")
-    model: type[Incoming] | None = {"snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted}.get(kind)  # type: ignore[assignment,arg-type]
+    kinds = {"snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted, "rewind_request": RewindRequest}
+    model: type[Incoming] | None = kinds.get(kind)  # type: ignore[assignment,arg-type]
     if model is None:
         return None
     try:

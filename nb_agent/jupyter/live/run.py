@@ -92,6 +92,8 @@ class LiveRun:
     """A snapshot came in since the last :meth:`changes_since_turn`."""
     reverted: list[str] = field(default_factory=list)
     """Summaries of agent edits (of an earlier run) the user reverted during this run, not told yet."""
+    seq: int = 0
+    """Its number among the kernel's live runs (1, 2, ...)."""
 
     def start(self) -> None:
         self.told = LiveDocument(snapshot=self.document.snapshot, cells=light_copy(self.document.cells))
