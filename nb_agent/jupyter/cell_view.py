@@ -145,7 +145,7 @@ def offer_code_cell(state: Any, *, shell: Any, live: Any) -> None:
         return
     if live is not None:  # the live notebook: real cells, one per call, marked as the agent's
         try:
-            live.add_code_cells([f"# Code the agent ran (ExecuteCode)\n{snippet}" for snippet in snippets])
+            live.add_code_cells(snippets)
             return
         except Exception:  # noqa: BLE001 - the page went away: offer it the old way
             log.debug("adding the code cells failed", exc_info=True)

@@ -214,7 +214,8 @@ def renderings(make: Any, image: tuple[str, str]) -> dict[str, str]:
         view = _subagent(make, finished=finished, background=True)
         out[f"background card {'finished' if finished else 'live'}"] = background_bundle(view)["text/html"]
     records = [
-        EditRecord(edit_id=make("edit id"), summary=make("edit summary"), cell_id=make("edited cell"), ops=[], inverse=[], kind="replace", preview=make("edit preview", True), status="applied"),
+        EditRecord(edit_id=make("edit id"), summary=make("edit summary"), cell_id=make("edited cell"), ops=[], inverse=[], kind="replace", preview=make("edit preview", True), status="applied",
+                   change=cell_change(op="replace", notebook="n", cell_id=make("edited cell"), cell_type="code", before=make("edit before", True), after=make("edit after", True))),
         EditRecord(edit_id="e2", summary=make("refused edit"), cell_id=None, ops=[], inverse=[], preview="", status=make("edit status"), error=make("edit error")),  # type: ignore[arg-type]
     ]
     bundle = records_bundle(records, run_id=make("run id"), notebook_path=make("notebook path"))
@@ -291,7 +292,7 @@ def test_every_field_reaches_the_page_as_text(rendered):
                   "todo summary", "edit summary", "edit preview", "folder", "trust reason", "row rule", "form header", "form question",
                   "form option description", "multi description", "form plan", "error notice", "thinking", "answer text",
                   "above id", "neighbour above", "neighbour below", "changed cell", "cell before", "cell after", "inserted source", "deleted cell",
-                  "deleted source", "moved source", "change path", "new file content", "diff path", "file before", "file after"):  # fmt: skip
+                  "deleted source", "moved source", "change path", "new file content", "diff path", "file before", "file after", "edit before", "edit after"):  # fmt: skip
         missing.extend([field] if f"{field}:" not in shown else [])
     assert missing == []
     assert '"><img src=x onerror=alert(1)>' in shown and "<script>alert(3)</script>" in shown

@@ -14,6 +14,7 @@ from typing import Any
 from nb_agent.jupyter.html import el
 from nb_agent.jupyter.live.protocol import RevertEntry
 from nb_agent.jupyter.live.run import EditRecord, LiveRun
+from nb_agent.jupyter.view.change_render import MAX_STATIC_LINES, change_html, change_text
 
 EDITS_MIME = "application/vnd.nb-agent.edits+json"
 EDITS_VERSION = 1
@@ -36,6 +37,7 @@ def _entry(record: EditRecord) -> dict[str, Any]:
         "preview": preview(record.preview),
         "status": record.status,
         "error": record.error,
+        "diff": change_text(record.change) if record.change is not None else "",
         "revert": [op.model_dump(mode="json") for op in record.inverse] if record.status != "refused" else [],
     }
 
@@ -62,6 +64,10 @@ def records_bundle(records: list[EditRecord], *, run_id: str, notebook_path: str
     entries = [_entry(record) for record in records]
     title = f"Notebook edits of this run ({len(entries)})"
     lines = [_line(entry) for entry in entries]
+    items = [
+        el("li", line, change_html(record.change, max_lines=MAX_STATIC_LINES) if record.change is not None and record.status != "refused" else None)
+        for line, record in zip(lines, records)
+    ]
     return {
         EDITS_MIME: {
             "version": EDITS_VERSION,
@@ -69,6 +75,6 @@ def records_bundle(records: list[EditRecord], *, run_id: str, notebook_path: str
             "notebook_path": notebook_path,
             "edits": entries,  # oldest first; a revert applies them newest first
         },
-        "text/html": el("div", el("b", title), el("ul", [el("li", line) for line in lines]), cls="nb-agent-edits"),
+        "text/html": el("div", el("b", title), el("ul", items), cls="nb-agent-edits"),
         "text/plain": "\n".join([title + ":"] + [f"- {line}" for line in lines]),
     }

@@ -27,8 +27,11 @@ from nb_agent.jupyter.live.document import (
 from nb_agent.jupyter.live.address import NotebookAddress
 from nb_agent.jupyter.live.hub import LiveChannel, LiveHub
 from nb_agent.jupyter.live.protocol import Ack, DeleteOp, EditMessage, EditOp, InsertOp, MoveOp, NewCell, ReplaceOp, Snapshot
+from nb_agent.tools.files.change_preview import CellChange, cell_change
 
 ACK_TIMEOUT_S = 2.0
+CODE_CELL_HEADER = "# Code the agent ran (ExecuteCode)"
+"""The first line of each cell of the agent's code (the cell says whose it is)."""
 LIVE_NOTE = "Applied live in the notebook open in the user's browser (not saved: saving stays the user's)."
 UNCONFIRMED_NOTE = (
     "Sent to the notebook open in the user's browser; the page has not confirmed it yet "
@@ -55,6 +58,8 @@ class EditRecord:
     """``insert``, ``replace``, ``delete``, ``move`` or ``code cells`` (for the run's card)."""
     preview: str = ""
     """The start of the source the edit wrote (or, for a delete, removed)."""
+    change: CellChange | None = None
+    """The cell before and after (the card shows its diff)."""
     status: EditStatus = "sent"
     error: str | None = None
 
@@ -150,8 +155,9 @@ class LiveRun:
         return str(self.address.shown)
 
     async def send(
-        self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp], kind: str = "edit", preview: str = ""
-    ) -> EditRecord:
+        self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp], kind: str = "edit", preview: str = "",
+        change: CellChange | None = None,
+    ) -> EditRecord:  # fmt: skip
         """Send ``ops`` as one transaction; raises :class:`LiveEditRefused` on a refusal."""
         edit = EditMessage(
             edit_id=uuid.uuid4().hex,
@@ -159,7 +165,7 @@ class LiveRun:
             ops=ops,
             guard_cell_ids=[self.document.executing_cell_id] if self.document.executing_cell_id else [],
         )
-        record = EditRecord(edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse, kind=kind, preview=preview)
+        record = EditRecord(edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse, kind=kind, preview=preview, change=change)
         ack = await self.hub.send_edit(self.channel, edit, self.ack_timeout if self.acks_arrive else 0)
         if ack is None:
             self.acks_arrive = False
@@ -202,6 +208,7 @@ class LiveRun:
                 inverse=[DeleteOp(cell_id=new.id, expected_source=new_source)],
                 kind="insert",
                 preview=new_source,
+                change=cell_change(op="insert", notebook=self.shown_path(), cell_id=new.id, cell_type=cell_type, after=new_source),
             )
             return new.id, cell_type, record
         assert cell_id is not None
@@ -221,6 +228,7 @@ class LiveRun:
                 inverse=[InsertOp(after_cell_id=before, cell=restored)],
                 kind="delete",
                 preview=cell.source,
+                change=cell_change(op="delete", notebook=self.shown_path(), cell_id=cell.id, cell_type=cell.cell_type, before=cell.source),
             )
             return cell.id, cell.cell_type, record
         target_type = cell_type or cell.cell_type
@@ -231,6 +239,9 @@ class LiveRun:
             inverse=[ReplaceOp(cell_id=cell.id, source=cell.source, cell_type=cell.cell_type, expected_source=new_source)],
             kind="replace",
             preview=new_source,
+            change=cell_change(
+                op="replace", notebook=self.shown_path(), cell_id=cell.id, cell_type=target_type, before=cell.source, after=new_source, old_type=cell.cell_type
+            ),
         )
         return cell.id, target_type, record
 
@@ -263,13 +274,16 @@ class LiveRun:
             inverse=[inverse],
             kind="move",
             preview=cell.source,
+            change=cell_change(op="move", notebook=self.shown_path(), cell_id=cell.id, cell_type=cell.cell_type, before=cell.source),
         )
 
-    def add_code_cells(self, sources: list[str]) -> EditRecord:
-        """The agent's code as real cells right below the ``%%agent`` cell, marked as the
-        agent's, in one transaction; sent without waiting (the run has ended)."""
+    def add_code_cells(self, snippets: list[str]) -> EditRecord:
+        """The agent's code as real cells right below the ``%%agent`` cell (each headed by
+        :data:`CODE_CELL_HEADER`), marked as the agent's, in one transaction; sent without
+        waiting (the run has ended)."""
         after = self.document.executing_cell_id
         ops: list[EditOp] = []
+        sources = [f"{CODE_CELL_HEADER}\n{snippet}" for snippet in snippets]
         for source in sources:
             cell = NewCell(id=new_cell_id(), cell_type="code", source=source, metadata={"nb_agent": {"agent_made": True, "run_id": self.run_id}})
             ops.append(InsertOp(after_cell_id=after, cell=cell))
@@ -279,7 +293,8 @@ class LiveRun:
         inverse: list[EditOp] = [DeleteOp(cell_id=op.cell.id, expected_source=op.cell.source) for op in ops if isinstance(op, InsertOp)]
         record = EditRecord(
             edit_id=edit.edit_id, summary=f"added {len(ops)} code cell(s) of the agent", cell_id=ops[0].cell.id if ops else None,  # type: ignore[union-attr]
-            ops=ops, inverse=inverse, kind="code cells", preview=sources[0] if sources else "",
+            ops=ops, inverse=inverse, kind="code cells", preview=snippets[0] if snippets else "",  # not the header every cell has
+            change=cell_change(op="insert", notebook=self.shown_path(), cell_id=ops[0].cell.id if ops else None, cell_type="code", after="\n\n".join(sources)),  # type: ignore[union-attr]
         )  # fmt: skip
         self.edits.append(record)
         return record

@@ -88,6 +88,10 @@ def file_change(path: str, before: str | None, after: str) -> FileChange:
     return FileChange(path=path, diff=unified_diff(path, before, after))
 
 
+def _ended(source: str) -> str:
+    return source if not source or source.endswith("\n") else source + "\n"
+
+
 def cell_change(
     *,
     op: Literal["replace", "insert", "delete", "move"],
@@ -102,7 +106,8 @@ def cell_change(
 ) -> CellChange:
     """A :class:`CellChange`; a replace gets the diff of the cell's source."""
     label = f"cell {cell_id}" if cell_id else "cell"
-    diff = unified_diff(label, before, after) if op == "replace" else ""
+    # a cell's source has no final newline: no "\ No newline at end of file" on every cell
+    diff = unified_diff(label, _ended(before), _ended(after)) if op == "replace" else ""
     type_change = f"{old_type} → {cell_type}" if op == "replace" and old_type and old_type != cell_type else None
     return CellChange(
         op=op, notebook=notebook, cell_id=cell_id, cell_type=cell_type, before=before, after=after, diff=diff,

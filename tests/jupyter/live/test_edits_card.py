@@ -41,6 +41,11 @@ def test_the_card_lists_each_edit_and_reverting_restores_the_users_notebook(live
     assert [e["cell_id"] for e in card["edits"]] == [inserted, case.cells[1]["id"], case.cells[0]["id"]]
     assert [e["preview"] for e in card["edits"]] == ["# Setup", "x = 42", "import math"]
     assert all(e["status"] == "applied" for e in card["edits"])
+    # each edit's diff: the inserted cell, the cell before → after, the deleted cell
+    assert card["edits"][0]["diff"].splitlines()[1:-1] == ["+# Setup"]
+    assert "-x = 'typed by the user, not saved'\n+x = 42" in card["edits"][1]["diff"]
+    assert card["edits"][2]["diff"].splitlines() == [f"deletes cell {case.cells[0]['id']}", "-import math"]
+    assert "+x = 42</div>" in bundle["text/html"] and "deletes code cell" in bundle["text/html"]
     # without the extension (or from an untrusted file) the list is plain HTML / text
     assert "Notebook edits of this run (3)" in bundle["text/plain"] and "replaced cell" in bundle["text/html"]
     assert page.ids()[0] == inserted and case.cells[0]["id"] not in page.ids()
@@ -129,3 +134,18 @@ def test_a_revert_during_the_next_run_is_told_at_its_next_turn_not_as_the_users_
     last = "\n".join(b["text"] for b in requests_since()[-1]["messages"][-1]["content"] if b.get("type") == "text")
     assert "The user reverted these edits of yours" in last and f"replaced cell {case.cells[1]['id']}" in last, last
     assert "While you were working, the user changed the notebook" not in last, last
+
+
+def test_the_agents_code_cells_are_previewed_by_their_code_not_their_header(live_case):
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    kernel.server.script.add(
+        Reply(content=[tool_use("ExecuteCode", {"code": "total = 6 * 7"})]),
+        Reply(content=[tool_use("ExecuteCode", {"code": "print(total)"})]),
+        Reply(content=[text("42")]),
+    )
+    run = case.run_agent(page, "compute", options="--permission-mode bypassPermissions")
+    assert run.status == "ok", run.errors
+    [entry] = _card(run)[EDITS_MIME]["edits"]
+    assert entry["op"] == "code cells" and entry["preview"] == "total = 6 * 7"
+    assert "+total = 6 * 7" in entry["diff"] and "+print(total)" in entry["diff"]
