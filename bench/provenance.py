@@ -28,7 +28,7 @@ from IPython.utils.capture import capture_output
 from nb_agent.jupyter.live.protocol import LiveCell
 from nb_agent.jupyter.provenance import CellLedger, KernelHistory, provenance
 from nb_agent.jupyter.provenance.code_names import cell_code_names, code_names
-from nb_agent.jupyter.tools.inspect_variables import user_variables
+from nb_agent.jupyter.user_namespace import user_variables
 
 
 def cell_source(i: int) -> str:

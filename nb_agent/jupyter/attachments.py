@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.jupyter.provenance.ledger import CellLedger
+from nb_agent.jupyter.user_namespace import user_variables
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.provenance.report import Entry, Provenance
@@ -76,7 +77,6 @@ class KernelAttachments:
     def _provenance(self, live: Any) -> Provenance | None:
         """What the kernel ran beside the live notebook (``None`` when it cannot be said)."""
         from nb_agent.jupyter.provenance.report import KernelHistory, provenance
-        from nb_agent.jupyter.tools.inspect_variables import user_variables
 
         try:
             document = live.document
@@ -102,7 +102,6 @@ class KernelAttachments:
         """At a run's end: which kernel process the conversation ran in, with its variables
         (a resume in another process tells the model they are gone)."""
         from nb_agent.jupyter.provenance.restart import KERNEL_ENTRY, kernel_entry
-        from nb_agent.jupyter.tools.inspect_variables import user_variables
 
         if engine is None or not engine.messages:  # no conversation: no transcript to start
             return
@@ -115,7 +114,6 @@ class KernelAttachments:
         """A conversation was resumed from ``transcript`` (its path): a restart notice for the
         next run when it last ran in another kernel process."""
         from nb_agent.jupyter.provenance.restart import KERNEL_ENTRY, restart_notice
-        from nb_agent.jupyter.tools.inspect_variables import user_variables
         from nb_agent.transcript import load_transcript
 
         try:

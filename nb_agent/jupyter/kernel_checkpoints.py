@@ -18,7 +18,7 @@ from nb_agent.checkpoints.namespace import NamespaceTracker, apply_plan, apply_r
 from nb_agent.checkpoints.parts import PartOutcome, PartPlan
 from nb_agent.checkpoints.store import Checkpoint, CheckpointSettings, CheckpointStore, RunRecord
 from nb_agent.errors import NbAgentError
-from nb_agent.jupyter.tools.inspect_variables import user_variables
+from nb_agent.jupyter.user_namespace import user_variables
 from nb_agent.state_dir import checkpoints_dir
 
 if TYPE_CHECKING:
@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_NAMES = 4
+NO_ENGINE = (
+    "Nothing to rewind: no %%agent run in this kernel yet. After a kernel restart, %agent resume [ID] "
+    "continues a saved conversation; its files and conversation can then be rewound (not its variables: "
+    "they went with the old kernel)."
+)
+"""What a rewind says before any run of this kernel (and after a restart)."""
 
 
 def namespace_tracker(settings: Any) -> NamespaceTracker:
@@ -198,7 +204,6 @@ class KernelCheckpoints:
         )
 
     async def _answer(self, channel: Any, message: Any, *, engine: Any, running: bool) -> None:
-        from nb_agent.jupyter.commands.rewind import NO_ENGINE
         from nb_agent.jupyter.live.protocol import RewindReply
 
         reply = RewindReply(request_id=message.request_id, action=message.action)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_agent.jupyter.bounded_list import bounded_list, cut_line
-from nb_agent.jupyter.tools.inspect_variables import user_variables
+from nb_agent.jupyter.user_namespace import user_variables
 from nb_agent.objects import describe_one_line, type_name
 
 MAX_NAMES_PER_KIND = 10

@@ -22,6 +22,8 @@ from nb_agent.jupyter.attachments import KernelAttachments
 from nb_agent.jupyter.engine_factory import KernelEngineFactory, notebook_system_prompt, sandbox_runtime
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.frontend import RunFrontend
+from nb_agent.jupyter.kernel_checkpoints import KernelCheckpoints
+from nb_agent.jupyter.live.rewind import NotebookPart
 from nb_agent.jupyter.model_settings import apply_setting
 from nb_agent.jupyter.saved_sessions import SessionInfo, list_sessions
 from nb_agent.jupyter.shutdown import close_at_exit, kill_background_shells
@@ -30,7 +32,6 @@ from nb_agent.state_dir import default_state_dir
 
 if TYPE_CHECKING:
     from nb_agent.engine import QueryEngine
-    from nb_agent.jupyter.kernel_checkpoints import KernelCheckpoints
     from nb_agent.jupyter.view.run_state import RunState
     from nb_agent.prompts import SystemPromptParts
 
@@ -54,7 +55,8 @@ class KernelAgentSession:
         self.live = LiveNotebook(shell=shell)
         self.frontend = RunFrontend()
         self.attachments = KernelAttachments(shell=shell, settings=settings, live=self.live, agent_names=lambda: self.checkpoints.agent_names())
-        self._checkpoints: KernelCheckpoints | None = None
+        self.checkpoints = KernelCheckpoints(shell=shell, settings=settings, after_rewind=self.attachments.remember_namespace)
+        self.checkpoints.add_part(NotebookPart(self.live))
         self.live.hub.on_rewind_request = self._rewind_request
         self.trust_flow = FolderTrustFlow(self)
         self.factory = KernelEngineFactory(
@@ -112,17 +114,6 @@ class KernelAgentSession:
             self.warnings.append(text)
 
     # --- the engine ---------------------------------------------------------------------------
-    @property
-    def checkpoints(self) -> KernelCheckpoints:
-        """The kernel's checkpoints (made at the first run or ``%agent rewind``, not at ``%load_ext``)."""
-        if self._checkpoints is None:
-            from nb_agent.jupyter.kernel_checkpoints import KernelCheckpoints
-            from nb_agent.jupyter.live.rewind import NotebookPart
-
-            self._checkpoints = KernelCheckpoints(shell=self.shell, settings=self.settings, after_rewind=self.attachments.remember_namespace)
-            self._checkpoints.add_part(NotebookPart(self.live))
-        return self._checkpoints
-
     def _rewind_request(self, channel: Any, message: Any) -> None:
         """A run card's "Rewind this run" (preview, or do it): answered on the page's channel."""
         self.checkpoints.answer_page(channel, message, engine=self.engine, running=self.running)
@@ -222,7 +213,7 @@ class KernelAgentSession:
         if (refusal := oversized_prompt(prompt, context_window=self.settings.context_window)) is not None:
             print(refusal)
             return
-        if self._checkpoints is not None and self._checkpoints.rewinding:
+        if self.checkpoints.rewinding:
             print("A rewind (from a run card) is under way; run the cell again when it has finished.")
             return
         self.running = True

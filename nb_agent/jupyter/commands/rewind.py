@@ -11,16 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nb_agent.errors import NbAgentError
+from nb_agent.jupyter.kernel_checkpoints import NO_ENGINE, changes_between
 
 if TYPE_CHECKING:
     from nb_agent.checkpoints.store import Checkpoint, CheckpointStore, RunRecord
     from nb_agent.jupyter.session import KernelAgentSession
 
-NO_ENGINE = (
-    "Nothing to rewind: no %%agent run in this kernel yet. After a kernel restart, %agent resume [ID] "
-    "continues a saved conversation; its files and conversation can then be rewound (not its variables: "
-    "they went with the old kernel)."
-)
 USAGE = "usage: %agent rewind [ID] [--code | --conversation]   |   %agent rewind --list   |   %agent rewind --redo"
 
 
@@ -122,8 +118,6 @@ def listing(store: CheckpointStore) -> list[str]:
 
 
 def _row(store: CheckpointStore, run: RunRecord, index: int, checkpoint: Checkpoint) -> str:
-    from nb_agent.jupyter.kernel_checkpoints import changes_between  # the checkpoints load at the first run, not at %load_ext
-
     when = time.strftime("%H:%M:%S", time.localtime(checkpoint.at))
     what = f'"{checkpoint.prompt}"' if checkpoint.turn == 1 else f"  turn {checkpoint.turn}"
     state = _rewound(checkpoint)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nb_agent.jupyter.tools.inspect_variables import user_variables
+from nb_agent.jupyter.user_namespace import user_variables
 
 log = logging.getLogger(__name__)
 

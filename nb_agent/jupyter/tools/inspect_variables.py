@@ -9,40 +9,24 @@ anything that could be slow or change state beyond well-known containers.
 
 from __future__ import annotations
 
-import types
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
+from nb_agent.jupyter.user_namespace import user_variables
 from nb_agent.objects import describe_one_line, human_bytes, memory, shape_text, type_name
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.tools.bridge import KernelBridge
 
-IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "open"})
 MAX_LISTED = 200
 SUMMARY_LIMIT = 2_000
 DETAIL_LIMIT = 12_000
 # describe() on a huge frame is slow; above this many rows it runs on a seeded sample.
 DESCRIBE_FULL_ROWS = 1_000_000
 DESCRIBE_SAMPLE_ROWS = 100_000
-
-
-def user_variables(shell: Any) -> list[tuple[str, Any]]:
-    """The user's own variables, in definition order."""
-    hidden = getattr(shell, "user_ns_hidden", {}) or {}
-    out = []
-    for name, value in list(shell.user_ns.items()):
-        if name.startswith("_") or name in IPYTHON_NAMES:
-            continue
-        if name in hidden and hidden[name] is value:
-            continue
-        if isinstance(value, types.ModuleType):
-            continue
-        out.append((name, value))
-    return out
 
 
 def variables_table(shell: Any) -> str:
