@@ -18,17 +18,16 @@ from typing import Any
 from nb_agent.jupyter.view.approval import ApprovalRow, WidgetApprover
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall
 from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
-from nb_agent.jupyter.view.throttle import CommBudget, UpdateScheduler
+from nb_agent.jupyter.view.text_pages import TextPages
+from nb_agent.jupyter.view.throttle import WIDGET_COST, CommBudget, UpdateScheduler
 from nb_agent.jupyter.view.tool_card import card_html, notice_html, thinking_html
 from nb_agent.jupyter.view.trust_card import TrustRow
 
 STATUS_KEY = "status"
 STRUCTURE_KEY = "structure"
-STATUS_INTERVAL_S = 0.5
+STATUS_INTERVAL_S = 1.0
 CARD_INTERVAL_S = 0.2
 CARD_TIMER_S = 1.0
-WIDGET_COST = 2
-"""Comm messages a widget costs over its life: its ``comm_open`` and its ``comm_close``."""
 
 
 _SHARED: dict[str, Any] = {}
@@ -63,6 +62,11 @@ class _ItemWidgets:
     content: Any
     """The HTML widget whose value is updated."""
     extra: list[Any] = field(default_factory=list)
+    pages: TextPages | None = None
+    """A streamed answer's pages (``outer`` is their box, ``content`` the first page)."""
+
+    def all(self) -> list[Any]:
+        return [self.outer, self.content, *self.extra, *(self.pages.widgets if self.pages else [])]
 
 
 class WidgetAgentView:
@@ -132,7 +136,7 @@ class WidgetAgentView:
     def close(self) -> None:
         widgets: list[Any] = [self.root, self.status_widget, *self._closing]
         for item_widgets in self._widgets.values():
-            widgets += [item_widgets.outer, item_widgets.content, *item_widgets.extra]
+            widgets += item_widgets.all()
         for row in self._approvals.values():
             widgets += row.widgets
         seen: set[int] = set()
@@ -157,6 +161,9 @@ class WidgetAgentView:
         for card in self.state.cards:
             if not card.finished and card.key in self._widgets and now - self.scheduler.last_rendered(card.key) >= CARD_TIMER_S:
                 self.scheduler.mark(card.key)
+        for key, widgets in self._widgets.items():
+            if widgets.pages is not None and widgets.pages.behind:
+                self.scheduler.mark(key)  # held back for too little new text: due again by MAX_WAIT_S
         return self.scheduler.tick(now)
 
     def flush_now(self) -> None:
@@ -169,7 +176,7 @@ class WidgetAgentView:
             self.scheduler.forget(item.key)
             widgets = self._widgets.pop(item.key, None)
             if widgets is not None:
-                self._closing += [widgets.outer, widgets.content, *widgets.extra]
+                self._closing += widgets.all()
             self.scheduler.mark(STRUCTURE_KEY)
             return
         self._items[item.key] = item
@@ -190,6 +197,8 @@ class WidgetAgentView:
         widgets = self._widgets.get(item.key)
         if widgets is None:
             return self._create(item) + self._sync_children()
+        if widgets.pages is not None and isinstance(item, TextBlock):
+            return widgets.pages.render(item.stream)
         widgets.content.value = self._html(item)
         sent = 1
         if isinstance(item, ToolCall):
@@ -209,6 +218,14 @@ class WidgetAgentView:
 
     def _create(self, item: Item) -> int:
         w = self._w
+        if isinstance(item, TextBlock) and item.kind == "text":
+            pages = TextPages(
+                new_html=self._new_html,
+                new_box=lambda children: w.VBox(children=children, layout=self._shared["layout"]),
+                clock=self._clock,
+            )
+            self._widgets[item.key] = _ItemWidgets(outer=pages.box, content=pages.pages[0], pages=pages)
+            return 2 * WIDGET_COST + pages.render(item.stream)
         content = self._new_html(self._html(item))
         if isinstance(item, TextBlock) and item.kind == "thinking":
             outer = w.Accordion(children=[content], titles=("Thinking",), selected_index=None, layout=self._shared["layout"])

@@ -33,8 +33,11 @@ class MarkdownStream:
         self._pending_boundary = 0
         """The furthest stable boundary found so far (rendered lazily by :meth:`html`)."""
         self._stable_html: list[Html] = []
+        self._stable_ends: list[int] = []
+        """Where each cached chunk ends in the text."""
         self._final: str | None = None
         self._final_html: Html | None = None
+        self._final_after: tuple[int, Html] | None = None
         self.renders = 0
         """How many times the Markdown renderer ran (tests check the cache with it)."""
 
@@ -53,8 +56,9 @@ class MarkdownStream:
 
     def finish(self, text: str | None = None) -> None:
         """The block is complete; ``text`` (the exact final text) replaces the streamed one."""
-        self._final = self.text if text is None else text
-        self._final_html = None
+        streamed = self.text  # kept in ``_text``: final_after compares with it
+        self._final = streamed if text is None else text
+        self._final_html = self._final_after = None
 
     @property
     def finished(self) -> bool:
@@ -97,11 +101,18 @@ class MarkdownStream:
                 self._final_html = self._render(self._final)
                 self.renders += 1
             return self._final_html
+        stable, tail = self.parts()
+        return join([*stable, tail])
+
+    def parts(self) -> tuple[list[Html], Html | None]:
+        """While streaming: the cached HTML of each stable chunk so far (a list that only
+        grows) and the tail's fresh rendering (None when blank)."""
         text = self.text
         self._scan(text)
         if self._pending_boundary > self._stable_end:
             chunk = text[self._stable_end : self._pending_boundary]
             self._stable_html.append(self._render(chunk))
+            self._stable_ends.append(self._pending_boundary)
             self.renders += 1
             self._stable_end = self._pending_boundary
         tail = text[self._stable_end :]
@@ -109,7 +120,22 @@ class MarkdownStream:
         if tail.strip():
             tail_html = self._render(tail)
             self.renders += 1
-        return join([*self._stable_html, tail_html])
+        return self._stable_html, tail_html
+
+    def chunk_end(self, count: int) -> int:
+        """Where the first ``count`` stable chunks end in the streamed text."""
+        return self._stable_ends[count - 1] if count else 0
+
+    def final_after(self, start: int) -> Html | None:
+        """A finished block's exact text after ``start`` (a chunk end), rendered whole; None
+        when the final text does not begin with what was streamed up to there."""
+        if self._final is None or self._final[:start] != self._text[:start]:
+            return None
+        if self._final_after is None or self._final_after[0] != start:
+            rest = self._final[start:]
+            self._final_after = (start, self._render(rest) if rest.strip() else join([]))
+            self.renders += 1
+        return self._final_after[1]
 
     @property
     def cached_chars(self) -> int:

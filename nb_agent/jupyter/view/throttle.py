@@ -16,6 +16,8 @@ from collections.abc import Callable, Hashable
 DEFAULT_MAX_FLUSHES_PER_S = 25.0
 DEFAULT_MAX_MESSAGES_PER_S = 25.0
 DEFAULT_BURST = 2.0
+WIDGET_COST = 2
+"""Comm messages a widget costs over its life: its ``comm_open`` and its ``comm_close``."""
 
 
 class CommBudget:
