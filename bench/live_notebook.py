@@ -58,10 +58,18 @@ WATCH = """
 
 
 def _open(page, lab, name: str) -> None:
+    """Open the notebook and wait for its kernel to be idle. Through Kernel Gateway the answer
+    to the page's first kernel_info request can be lost (the status stays "unknown"; README,
+    "Remote kernels"): meanwhile ask again."""
     page.goto(lab.open_url(name))
     page.wait_for_function(
-        f"name => {{ const live = ({PAGE_JS})(name); const k = live && live.panel.sessionContext.session?.kernel; return !!k && k.status === 'idle'; }}",
+        f"""name => {{
+          const live = ({PAGE_JS})(name); const k = live && live.panel.sessionContext.session?.kernel;
+          if (k && k.connectionStatus === 'connected' && ['unknown', 'starting'].includes(k.status)) k.requestKernelInfo();
+          return !!k && k.status === 'idle';
+        }}""",
         arg=name,
+        polling=2000,  # ms between asks
         timeout=180_000,
     )
 

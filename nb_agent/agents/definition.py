@@ -19,7 +19,9 @@ GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "Explore"
 PLAN = "Plan"
 
-_READ_ONLY_DISALLOWED = ("Agent", "ExitPlanMode", "EnterPlanMode", "Edit", "Write", "NotebookEdit", "ExecuteCode")
+_READ_ONLY_DISALLOWED = ("Agent", "ExitPlanMode", "EnterPlanMode", "Edit", "Write", "NotebookEdit", "ExecuteCode", "ReproduceNotebook")
+"""What the read-only types (Explore, Plan) do not get: tools that change files, the notebook or
+the kernel, or run code (ReproduceNotebook runs every cell, for real, in a fresh kernel)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,16 +29,24 @@ def dims_text(shape: tuple[int, ...]) -> str:
 
 
 def shape_text(value: Any) -> str:
-    """``1000×3`` for array-likes, ``len 12`` for containers and strings, else ``''``."""
+    """``1000×3`` for array-likes, ``len 12`` for containers and strings, ``lazy, 8
+    partitions`` for a lazy frame (its size is a computation), else ``''``."""
     kind = kind_of(value)
     try:
         shape = kind.shape(value)
-        if shape is not None:
-            return dims_text(shape)
-        length = kind.length(value)
+        size = dims_text(shape) if shape is not None else None
+        if size is None and (length := kind.length(value)) is not None:
+            size = f"len {length}"
     except Exception:  # noqa: BLE001 - a broken object still gets its name and type
-        return ""
-    return f"len {length}" if length is not None else ""
+        size = None
+    return ", ".join(part for part in (size, _lazy_note(kind, value)) if part)
+
+
+def _lazy_note(kind: Any, value: Any) -> str | None:
+    try:
+        return kind.lazy_note(value)
+    except Exception:  # noqa: BLE001 - a broken lazy object still gets its name and type
+        return None
 
 
 def type_name(value: Any) -> str:

@@ -97,6 +97,18 @@ class ObjectKind:
         """Column names of a frame (``None`` for anything else)."""
         return None
 
+    def column_types(self, value: Any) -> list[tuple[str, str]] | None:
+        """A lazy frame's column names and types, from its metadata (``None``: none known)."""
+        return None
+
+    def plan(self, value: Any) -> str | None:
+        """A lazy object's query plan or structure as text, built without running it."""
+        return None
+
+    def lazy_note(self, value: Any) -> str | None:
+        """What stands for a lazy object's size (``lazy, 8 partitions``; ``None``: not lazy)."""
+        return None
+
     def memory(self, value: Any) -> int | None:
         """Bytes the object holds (shallow: what it owns, not what it points to)."""
         try:

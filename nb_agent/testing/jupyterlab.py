@@ -23,7 +23,7 @@ SERVER_START_S = 90
 KERNELS_SETTINGS = "@jupyterlab/apputils-extension/kernels-settings.jupyterlab-settings"
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -37,6 +37,8 @@ class Lab:
     process: subprocess.Popen[bytes]
     log: Path
     rtc: bool = False
+    gateway_url: str | None = None
+    """Kernels run there (``--gateway-url``), not in the server."""
 
     def notebook(self, name: str, sources: list[str], outputs: list[list[dict[str, Any]]] | None = None) -> Path:
         """Write a notebook of code cells (with ``outputs`` per cell, if given) into the root."""
@@ -69,15 +71,18 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
     raise RuntimeError(f"JupyterLab did not start in {SERVER_START_S}s: {log.read_text()[-3000:]}")
 
 
-def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: str, rtc: bool = False) -> Lab:
+def start_lab(
+    base: Path, server: FakeAnthropicServer, *, comms_over_subshells: str, rtc: bool = False, gateway_url: str | None = None
+) -> Lab:
     """Start JupyterLab; real-time collaboration (jupyter-collaboration, installed with the
-    ``test`` extra, which turns it on for every server) only when ``rtc`` is true."""
+    ``test`` extra, which turns it on for every server) only when ``rtc`` is true; kernels
+    from a gateway (:mod:`nb_agent.testing.gateway`) when ``gateway_url`` is given."""
     root, settings = base / "root", base / "settings"
     root.mkdir(parents=True)
     setting = settings / KERNELS_SETTINGS
     setting.parent.mkdir(parents=True)
     setting.write_text(json.dumps({"commsOverSubshells": comms_over_subshells}))
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NB_AGENT_", "JPY_"))}
     env.update(
         ANTHROPIC_BASE_URL=server.base_url,
@@ -97,6 +102,7 @@ def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: 
             f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=", "--allow-root",
             f"--YDocExtension.disable_rtc={not rtc}",
+            *([f"--gateway-url={gateway_url}"] if gateway_url else []),
         ],  # fmt: skip
         cwd=root,
         env=env,
@@ -110,7 +116,7 @@ def start_lab(base: Path, server: FakeAnthropicServer, *, comms_over_subshells: 
     except BaseException:
         process.kill()
         raise
-    return Lab(url=url, root=root, server=server, process=process, log=log, rtc=rtc)
+    return Lab(url=url, root=root, server=server, process=process, log=log, rtc=rtc, gateway_url=gateway_url)
 
 
 def stop_lab(lab: Lab) -> None:
@@ -124,4 +130,4 @@ def stop_lab(lab: Lab) -> None:
 
 
 
-__all__ = ["CHROMIUM", "TOKEN", "Lab", "start_lab", "stop_lab"]
+__all__ = ["CHROMIUM", "TOKEN", "Lab", "free_port", "start_lab", "stop_lab"]

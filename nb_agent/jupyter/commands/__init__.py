@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from nb_agent.jupyter.commands import agents, cassette, conversation, knowledge, mcp, report, rewind, settings
+from nb_agent.jupyter.commands import agents, cassette, conversation, knowledge, mcp, report, reproduce, rewind, settings
 from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError
 
 if TYPE_CHECKING:
@@ -65,6 +65,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="rewind", arg="optional", metavar="[ID] [--code|--conversation] | --list | --redo", run=rewind.rewind,
         help="undo the last run (variables, files, notebook edits, conversation), or go back to checkpoint ID",
+    ),
+    Subcommand(
+        name="reproduce", arg="optional", metavar="[--timeout S]", run=reproduce.reproduce,
+        help="run the notebook top to bottom in a fresh kernel: cells that fail, outputs that differ, names used before defined",
     ),
     Subcommand(name="checkpoints", arg=None, run=rewind.checkpoints, help="the runs and turns %agent rewind can go back to, with what each changed"),
     Subcommand(name="allow", arg="required", metavar="RULE", run=settings.allow, help='add a session allow rule, e.g. Bash(git status:*)'),

@@ -111,6 +111,22 @@ class LiveNotebook:
         self.mode, self.reason = "live", f"the nb-agent-live extension in {frontend} answered for {snapshot.notebook_path or 'this notebook'}"
         return run
 
+    async def page_cells(self, timeout: float = 2.0) -> tuple[list[Any], NotebookAddress] | None:
+        """The cells of the page that shows the running cell (a fresh snapshot when the page
+        answers within ``timeout``, else its latest), for a command run outside ``%%agent``;
+        ``None`` without such a page."""
+        if not self.hub.registered:
+            return None
+        self.hub.bind_loop()
+        cell_id = executing_cell_id(self.shell)
+        pages = [c for c in self.hub.connected if c.snapshot is not None and any(cell.id == cell_id for cell in c.snapshot.cells)]
+        if not cell_id or not pages:
+            return None
+        channel = max(pages, key=lambda c: c.snapshot_at)
+        snapshot = await self.hub.request_snapshot(channel, timeout) or channel.snapshot
+        assert snapshot is not None
+        return list(snapshot.cells), locate(snapshot.notebook_path or channel.hello.notebook_path, channel.hello.server_root)
+
     def end_run(self) -> None:
         run = self.current
         self.current = None

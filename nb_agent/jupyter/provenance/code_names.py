@@ -74,6 +74,13 @@ class _Binder(ast.NodeVisitor):
             self.visit(statement)
 
 
+def bindings(node: ast.AST) -> set[str]:
+    """The names ``node`` (a module or one statement) binds at the top level."""
+    binder = _Binder()
+    binder.visit(node)
+    return binder.bound
+
+
 @lru_cache(maxsize=MAX_CACHED)
 def code_names(source: str) -> CodeNames:
     """What ``source`` (Python, after IPython's transformations, without trailing newlines as

@@ -2,7 +2,8 @@
 
 Without a name: every user variable with its type, shape or length and (shallow)
 memory. With a name: a detailed view (a DataFrame's columns, dtypes, head and
-describe; an array's dtype, shape and statistics; a container's first items).
+describe; an array's dtype, shape and statistics; a lazy frame's columns, types, partitions
+and plan, never computed; a container's first items).
 IPython internals, modules and underscored names are left out. Looking never calls
 anything that could be slow or change state beyond well-known containers.
 """
@@ -15,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.jupyter.user_namespace import user_variables
-from nb_agent.objects import describe_one_line, human_bytes, memory, shape_text, type_name
+from nb_agent.objects import describe_one_line, human_bytes, kind_of, memory, shape_text, type_name
+from nb_agent.objects.lazy_frames import MAX_TYPED_COLUMNS
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 
 if TYPE_CHECKING:
@@ -106,6 +108,22 @@ def _numpy_detail(name: str, value: Any) -> list[str]:
     return lines
 
 
+LAZY_PLAN_CHARS = 2_000
+
+
+def _lazy_frame_detail(name: str, value: Any, column_types: list[tuple[str, str]]) -> list[str]:
+    """A Dask, Polars or Spark lazy frame from its metadata: nothing here runs its plan."""
+    lines = [f"{name}: {type_name(value)}, {shape_text(value)}"]
+    lines.append("Not computed: its rows, size and values are what running it gives (.head(), len(), .compute(), .collect(), .count() run it).")
+    lines.append(f"\ncolumns and dtypes ({len(column_types)}{'+' if len(column_types) >= MAX_TYPED_COLUMNS else ''}):")
+    lines.extend(f"  {column}: {dtype}" for column, dtype in column_types[:100])
+    if len(column_types) > 100:
+        lines.append(f"  ... and {len(column_types) - 100} more columns")
+    plan = kind_of(value).plan(value) or repr(value)
+    lines.append("\nplan:\n" + (plan if len(plan) <= LAZY_PLAN_CHARS else plan[:LAZY_PLAN_CHARS] + f"… ({len(plan):,} characters)"))
+    return lines
+
+
 def _plain(value: Any) -> str:
     """A numpy scalar as plain text (``11``, ``5.5``), not ``np.int64(11)``."""
     item = value.item() if hasattr(value, "item") else value
@@ -119,6 +137,8 @@ def describe_variable(name: str, value: Any) -> str:
             lines = _pandas_detail(name, value)
         elif module == "numpy" and hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "ravel"):
             lines = _numpy_detail(name, value)
+        elif (column_types := kind_of(value).column_types(value)) is not None:
+            lines = _lazy_frame_detail(name, value, column_types)
         else:
             lines = [f"{name}: {type_name(value)}" + (f", {shape_text(value)}" if shape_text(value) else "")]
             lines.append(f"memory (shallow): {human_bytes(memory(value))}")
