@@ -6,7 +6,9 @@ own (:mod:`nb_agent.jupyter.reproduce`). The notebook's own run time is what its
 that kernel (nbclient's per-cell timing, from the kernel's execute_input to its reply); the
 overhead is the rest of the check's wall time: the runner process and its imports, the
 fresh kernel's start and shutdown, the messages, the comparison and the report. The kernel's
-start (``kernel start``) is printed apart, since it is most of the overhead. The cells do
+start, the time between the cells (nbclient's messages) and the runner's own start and exit
+are printed apart; so is the CPU time of the runner and the kernel (with the cells' own
+work), which the machine's load does not inflate the way it does wall time. The cells do
 typical light work (imports, arithmetic on lists, small functions, prints, a dict), so the
 overhead is not hidden under long cells; ``--work-ms`` adds a busy loop of that length to
 each cell.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -37,8 +40,8 @@ def cell_source(i: int, work_ms: int) -> str:
         f"series_{i} = sorted(range({i % 11 + 5}), reverse=True)\nprint(f'mean {{sum(series_{i}) / len(series_{i}):.2f}}')",
     ]
     source = kinds[i % len(kinds)]
-    if work_ms:
-        source += f"\nimport time as _t\n_end = _t.perf_counter() + {work_ms / 1000}\nwhile _t.perf_counter() < _end:\n    pass"
+    if work_ms:  # first: the cell's last expression stays its output
+        source = f"import time as _t\n_end = _t.perf_counter() + {work_ms / 1000}\nwhile _t.perf_counter() < _end:\n    pass\n" + source
     return source
 
 
@@ -54,13 +57,30 @@ def notebook(cells: int, work_ms: int) -> list[nbformat.NotebookNode]:
     return found
 
 
-async def one_check(cells: list[nbformat.NotebookNode], folder: Path) -> tuple[float, float, float, bool]:
-    started = time.perf_counter()
+async def one_check(cells: list[nbformat.NotebookNode], folder: Path) -> dict[str, float]:
+    started, cpu = time.perf_counter(), _children_cpu()
     report = await reproduce(cells, cwd=folder, timeout=600)
     wall = time.perf_counter() - started
-    assert report.run.problem is None, report.text()
-    own = sum(cell.get("seconds", 0.0) for cell in report.run.cells)
-    return wall, own, report.run.kernel_s, report.reproduces
+    cpu = _children_cpu() - cpu
+    run = report.run
+    assert run.problem is None and report.reproduces, report.text()
+    own = sum(cell.get("seconds", 0.0) for cell in run.cells)
+    return {
+        "check, wall": wall,
+        "cells' own run time": own,
+        "overhead (wall - cells)": wall - own,
+        "  kernel start": run.kernel_s,
+        "  between the cells": run.total_s - run.kernel_s - own,
+        "  runner start, exit, report": wall - run.total_s,
+        "CPU of the runner and kernel": cpu,
+    }
+
+
+def _children_cpu() -> float:
+    """User and system CPU of the waited-for child processes and theirs (the runner, and
+    the fresh kernel the runner waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -70,18 +90,12 @@ def main() -> None:
     parser.add_argument("--work-ms", type=int, default=0)
     args = parser.parse_args()
     cells = notebook(args.cells, args.work_ms)
-    walls, owns, overheads, kernels = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="bench-reproduce-") as folder:
-        for _ in range(args.rounds):
-            wall, own, kernel_s, reproduces = asyncio.run(one_check(cells, Path(folder)))
-            assert reproduces, "the bench notebook should reproduce"
-            walls.append(wall)
-            owns.append(own)
-            overheads.append(wall - own)
-            kernels.append(kernel_s)
+        rounds = [asyncio.run(one_check(cells, Path(folder))) for _ in range(args.rounds)]
     print(f"notebook: {args.cells} code cells, {args.work_ms} ms of extra work each; {args.rounds} checks")
-    for label, times in (("check, wall", walls), ("cells' own run time", owns), ("overhead (wall - cells)", overheads), ("  of which kernel start", kernels)):
-        print(f"{label + ':':26s} median {statistics.median(times):6.2f} s, max {max(times):6.2f} s")
+    for label in rounds[0]:
+        times = [figures[label] for figures in rounds]
+        print(f"{label + ':':30s} median {statistics.median(times):6.2f} s, max {max(times):6.2f} s")
     print("target: overhead <= 3 s; load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
