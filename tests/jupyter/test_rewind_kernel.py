@@ -89,3 +89,22 @@ def test_bad_input_says_what_it_can_do(kernel):
     _run_agent(kernel, "anything")
     unknown = kernel.run("%agent rewind 999").stdout
     assert "No checkpoint '999' in this conversation" in unknown and "%agent rewind --list" in unknown
+
+
+def test_changes_the_code_does_not_show_are_rewound(kernel):
+    """In place through ``exec`` of a file (the call's code names nothing it changes): the
+    array, dict and DataFrame were snapshotted before the call and are put back. Through a
+    method of the user's own class: nb_agent does not copy objects of unknown kinds (a user
+    ``__deepcopy__`` may be slow or have effects), so that one is said, and left as it is."""
+    (kernel.cwd / "ex_mutate.py").write_text("ex_prices *= 2\nex_settings['mode'] = 'fast'\nex_frame.drop(index=[0, 1], inplace=True)\n")
+    kernel.run(
+        "import numpy as np, pandas as pd\nex_prices = np.ones(5)\nex_settings = {'mode': 'slow'}\nex_frame = pd.DataFrame({'a': range(4)})\n"
+        "class Basket:\n    def __init__(self):\n        self.items = ['apple']\n    def add(self, item):\n        self.items.append(item)\n"
+        "ex_basket = Basket()"
+    )
+    _run_agent(kernel, "double the prices", tool_use("ExecuteCode", {"code": "exec(open('ex_mutate.py').read())\nex_basket.add('pear')"}))
+    assert _value(kernel, "ex_prices.sum(), ex_settings['mode'], len(ex_frame), ex_basket.items") == "(np.float64(10.0), 'fast', 2, ['apple', 'pear'])"
+    report = kernel.run("%agent rewind --code").stdout
+    assert "variables: ex_prices — back to numpy.ndarray" in report and "ex_settings — back to dict" in report, report
+    assert "not restored: ex_basket — no way to copy a Basket" in report
+    assert _value(kernel, "ex_prices.sum(), ex_settings['mode'], len(ex_frame), ex_basket.items") == "(np.float64(5.0), 'slow', 4, ['apple', 'pear'])"
