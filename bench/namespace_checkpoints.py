@@ -7,7 +7,8 @@ Each kind of call runs ``--rounds`` times with the checkpoint and as many withou
 the medians, and the checkpoint's own time (before + after the code) is printed too. Changing the big frame
 in place costs pandas a copy of the changed column (the checkpoint's snapshot shares it:
 copy-on-write), counted in "added"; changing the big array in place costs a copy of it
-(the code's syntax points at it), within the memory budget.
+(the code's syntax points at it), within the memory budget. Last, the rewind of a run of
+one call of each kind.
 
     python bench/namespace_checkpoints.py [--rounds 15] [--frame-gb 1.0] [--array-mb 200]
 """
@@ -23,8 +24,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from nb_agent.checkpoints.namespace import NamespaceTracker
+from nb_agent.checkpoints.namespace import NamespaceTracker, apply_plan, plan_rewind
 from nb_agent.jupyter.tools import ExecuteCode, KernelBridge
+from nb_agent.jupyter.user_namespace import user_variables
 from nb_agent.testing.harness import tool_context
 
 CALLS = {
@@ -110,6 +112,30 @@ def main() -> None:
             line += f"; {100 * statistics.median(own) / statistics.median(without):.2f} % of the call"
         print(line)
     print(f"memory held by the checkpoints at the end: {tracker.retained / 1e6:.1f} MB (budget {tracker.budget / 1e6:.0f} MB)")
+    _rewind(shell)
+
+
+def _rewind(shell) -> None:  # type: ignore[no-untyped-def]
+    """A run of one call of each kind (the 1 s call left out), then the rewind of that run:
+    planned (what changed since, what the user changed) and applied (names rebound, the big
+    frame's column and cell and the big array's values put back in place)."""
+    tracker = NamespaceTracker()
+    tool = ExecuteCode(KernelBridge(shell=shell, namespace=tracker))
+    tracker.start_run(1, user_variables(shell))
+    since = tracker.next_number
+    before = (list(shell.user_ns["big_frame"].columns), float(shell.user_ns["big_array"][0]))
+    for label, code in CALLS.items():
+        if "1 s" not in label:
+            asyncio.run(_call(tool, code))
+    tracker.end_run(user_variables(shell))
+    started = time.perf_counter()
+    plan = plan_rewind(tracker, since=since, run=1, now=dict(user_variables(shell)))
+    planned = time.perf_counter() - started
+    outcome = apply_plan(tracker, plan, shell.user_ns)
+    done = time.perf_counter() - started
+    after = (list(shell.user_ns["big_frame"].columns), float(shell.user_ns["big_array"][0]))
+    assert after == before and not outcome.not_restored, (after, before, outcome)
+    print(f"rewind of a run of {len(CALLS) - 1} calls ({len(plan.restore)} names put back): {done * 1000:.0f} ms (plan {planned * 1000:.0f} ms, apply {(done - planned) * 1000:.0f} ms)")
 
 
 if __name__ == "__main__":

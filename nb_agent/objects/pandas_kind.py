@@ -182,6 +182,29 @@ class PandasKind(ObjectKind):
     def retained(self, value: Any, snapshot: Any) -> int:
         try:
             live = {array_key(block.values) for block in value._mgr.blocks}
-            return sum(int(b.values.nbytes) for b in snapshot._mgr.blocks if array_key(b.values) not in live)
+            held = [span for block in value._mgr.blocks if (span := _buffer(block.values)) is not None]
+            return sum(
+                int(b.values.nbytes)
+                for b in snapshot._mgr.blocks
+                if array_key(b.values) not in live and not _inside(_buffer(b.values), held)
+            )
         except Exception:  # noqa: BLE001
             return int(self.memory(snapshot) or 0)
+
+
+def _buffer(array: Any) -> tuple[int, int] | None:
+    """The memory (start, end) of the numpy buffer ``array`` is a view of (``None``: not numpy)."""
+    root = array
+    while hasattr(getattr(root, "base", None), "__array_interface__"):
+        root = root.base
+    if not hasattr(root, "__array_interface__"):
+        return None
+    start = root.__array_interface__["data"][0]
+    return (start, start + int(root.nbytes))
+
+
+def _inside(span: tuple[int, int] | None, held: list[tuple[int, int]]) -> bool:
+    """A snapshot block in a buffer the live object still holds (through a view) keeps
+    nothing alive of its own: a change in place under copy-on-write copies the changed
+    columns out of a consolidated block and leaves the others as views of it."""
+    return span is not None and any(start <= span[0] and span[1] <= end for start, end in held)

@@ -166,3 +166,15 @@ def test_an_object_changed_then_rebound_is_counted_once_and_let_go_over_the_budg
     assert tracker.retained == 0
     gc.collect()
     assert old() is None  # really let go
+
+
+def test_a_cell_changed_in_a_consolidated_frame_keeps_only_what_the_frame_no_longer_holds(run_call):
+    # pandas keeps the float columns of a frame built from a dict in one 2-d block; a change in
+    # place under a snapshot copies the changed column out and leaves the other columns as views
+    # of that block, so the snapshot keeps nothing alive that the frame does not hold anyway.
+    frame = pd.DataFrame({f"v{i}": np.zeros(100_000) for i in range(10)})  # 8 MB in one block
+    tracker = NamespaceTracker(budget=2_000_000)  # a quarter of the frame
+    ns = _ns(frame=frame)
+    record = run_call(tracker, ns, "frame.loc[0, 'v1'] = 1.0")
+    assert record.changes["frame"].restorable, record.changes["frame"].line
+    assert tracker.retained == 0
