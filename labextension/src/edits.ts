@@ -124,6 +124,22 @@ function check(panel: NotebookPanel, edit: JSONObject): void {
   }
 }
 
+/** The refusal `edit` would meet now, or null when it would apply; nothing changes. */
+export function checkEdit(panel: NotebookPanel, edit: JSONObject): IAckError | null {
+  if (!panel.model) {
+    return { code: 'no_notebook', message: 'The notebook is not loaded.' };
+  }
+  try {
+    check(panel, edit);
+  } catch (error) {
+    if (error instanceof EditRefused) {
+      return error.detail;
+    }
+    return { code: 'invalid', message: String(error) };
+  }
+  return null;
+}
+
 function indexOf(panel: NotebookPanel, cellId: string): number {
   return panel.model!.sharedModel.cells.findIndex(c => c.getId() === cellId);
 }

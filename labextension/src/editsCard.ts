@@ -1,14 +1,21 @@
 /**
  * The card of a run's notebook edits (an output of the `%%agent` cell, MIME type
- * `application/vnd.nb-agent.edits+json`): each edit with a "Go to cell" button, and
- * "Revert this run's edits". Both act on the page's own notebook, without the kernel, so
- * they work after the run, after a kernel restart, and whatever `commsOverSubshells` is.
+ * `application/vnd.nb-agent.edits+json`): each edit with its diff, "Go to cell", **Undo**
+ * and **Keep**, and "Revert this run's edits". They act on the page's own notebook, without
+ * the kernel, so they work after the run, after a kernel restart, and whatever
+ * `commsOverSubshells` is.
+ *
+ * What the card says is true of the notebook as it is: an edit the kernel could only send
+ * (its acknowledgement came after the run) is shown as applied once this page applied it
+ * or finds it in the notebook; an undone or reverted edit says so. Each such change is
+ * written into the output itself (its data, plain text and HTML), so the saved notebook
+ * says the same.
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import { element } from './dom';
-import { IAckError, revealCell, revertEdits } from './edits';
+import { IAckError, checkEdit, revealCell, revertEdits } from './edits';
 
 export const EDITS_MIME = 'application/vnd.nb-agent.edits+json';
 
@@ -17,8 +24,127 @@ type JSONObject = { [key: string]: any };
 const STATUS_TEXT: { [status: string]: string } = {
   applied: 'applied',
   sent: 'sent, not confirmed',
-  refused: 'refused'
+  refused: 'refused',
+  undone: 'undone',
+  kept: 'kept',
+  changed: 'changed since (left as it is)'
 };
+
+/** What the page knows of edits this session (applied or refused here, undone here). */
+export interface IEditsHost {
+  /** Send a message to the kernel (dropped when the channel is closed). */
+  tellKernel(data: JSONObject): void;
+  /** `applied`, `refused` or `undone` when this page did that to the edit. */
+  known(editId: string): string | undefined;
+  /** Record that these edits were undone here (a card's Undo or revert). */
+  undone(editIds: string[]): void;
+  /** The page's rendered cards (each adds itself while shown). */
+  cards?: Set<EditsCard>;
+}
+
+const NO_HOST: IEditsHost = {
+  tellKernel: () => undefined,
+  known: () => undefined,
+  undone: () => undefined
+};
+
+/** The status the card stores for `edit` now: what it stored, corrected by what is known. */
+export function currentStatus(panel: NotebookPanel, edit: JSONObject, host: IEditsHost): string {
+  const stored = String(edit.status ?? 'sent');
+  const known = host.known(edit.edit_id);
+  if (stored === 'undone' || stored === 'refused' || stored === 'kept') {
+    return stored;
+  }
+  if (known === 'undone' || known === 'refused' || known === 'applied') {
+    return known;
+  }
+  if (stored === 'sent' && (edit.revert ?? []).length && inPlace(panel, edit)) {
+    return 'applied'; // its effect is in the notebook: the page applied it
+  }
+  return stored;
+}
+
+/** Whether the edit's effect is in the notebook: its inverse would apply now. */
+function inPlace(panel: NotebookPanel, edit: JSONObject): boolean {
+  const error = checkEdit(panel, { ops: edit.revert ?? [], guard_cell_ids: [] });
+  return error === null || error.code === 'editing' || error.code === 'running';
+}
+
+/** How an edit is shown: its stored status, or "changed since" when it is no longer there. */
+function shownStatus(panel: NotebookPanel, edit: JSONObject): string {
+  const status = String(edit.status);
+  if ((status === 'applied' || status === 'kept') && (edit.revert ?? []).length && !inPlace(panel, edit)) {
+    return status === 'kept' ? 'kept, changed since' : 'changed';
+  }
+  return status;
+}
+
+function line(edit: JSONObject, status: string): string {
+  const preview = edit.preview ? `: ${edit.preview}` : '';
+  return `${edit.summary}${preview} — ${STATUS_TEXT[status] ?? status}`;
+}
+
+/** A unified diff (or a cell's `+`/`-` lines), one coloured row a line. */
+function diffBlock(diff: string): HTMLElement {
+  const block = element('div', '', 'nb-agent-diff');
+  block.style.whiteSpace = 'pre';
+  block.style.overflow = 'auto';
+  block.style.maxHeight = '24em';
+  block.style.fontFamily = 'var(--jp-code-font-family, monospace)';
+  block.style.fontSize = '0.85em';
+  block.style.background = 'var(--jp-layout-color2, #eeeeee)';
+  block.style.padding = '4px 6px';
+  for (const text of diff.split('\n')) {
+    const row = element('div', text || '\u00a0');
+    if (text.startsWith('+') && !text.startsWith('+++')) {
+      row.style.background = 'color-mix(in srgb, var(--jp-success-color1, #388e3c) 18%, transparent)';
+    } else if (text.startsWith('-') && !text.startsWith('---')) {
+      row.style.background = 'color-mix(in srgb, var(--jp-error-color1, #d32f2f) 15%, transparent)';
+    }
+    block.appendChild(row);
+  }
+  return block;
+}
+
+const FOLD_LINES = 30;
+
+function diffDetails(diff: string): HTMLElement {
+  const lines = diff.split('\n');
+  const added = lines.filter(l => l.startsWith('+') && !l.startsWith('+++')).length;
+  const removed = lines.filter(l => l.startsWith('-') && !l.startsWith('---')).length;
+  const details = element('details', '', 'nb-agent-change');
+  details.open = lines.length <= FOLD_LINES;
+  details.appendChild(element('summary', `diff (+${added} −${removed}, ${lines.length} lines)`));
+  details.appendChild(diffBlock(diff));
+  return details;
+}
+
+/** The card's HTML and plain text for a notebook without the extension (or untrusted),
+ * made from DOM nodes with text content only: the browser escapes what it serializes. */
+export function staticForms(data: JSONObject): { html: string; plain: string } {
+  const edits = (data.edits ?? []) as JSONObject[];
+  const title = `Notebook edits of this run (${edits.length})`;
+  const root = element('div', '', 'nb-agent-edits');
+  root.appendChild(element('b', title));
+  const list = element('ul');
+  for (const edit of edits) {
+    const item = element('li', line(edit, String(edit.status)));
+    if (edit.diff && edit.status !== 'refused') {
+      item.appendChild(diffDetails(String(edit.diff)));
+    }
+    list.appendChild(item);
+  }
+  root.appendChild(list);
+  const said = String(data.outcome ?? '');
+  if (said) {
+    const outcome = element('div', said);
+    outcome.style.whiteSpace = 'pre-line';
+    root.appendChild(outcome);
+  }
+  const plain = [title + ':', ...edits.map(e => `- ${line(e, String(e.status))}`), ...(said ? [said] : [])].join('\n');
+  return { html: root.outerHTML, plain };
+}
+
 
 /** Why a revert left an edit as it is, in the user's words. */
 export function revertRefusal(error: IAckError): string {
@@ -39,22 +165,77 @@ export function revertRefusal(error: IAckError): string {
   }
 }
 
+function setStatus(edits: JSONObject[], ids: string[], status: string): void {
+  for (const edit of edits) {
+    if (ids.includes(edit.edit_id)) {
+      edit.status = status;
+    }
+  }
+}
+
 export class EditsCard extends Widget implements IRenderMime.IRenderer {
-  /**
-   * @param tellKernel sends a message on the page's channel to the kernel (dropped when
-   * the channel is closed): the card tells it what the user reverted.
-   */
+  private model: IRenderMime.IMimeModel | null = null;
+  private runId: string | null = null;
+
   constructor(
     readonly panel: NotebookPanel,
-    private readonly tellKernel: (data: JSONObject) => void = () => undefined
+    private readonly host: IEditsHost = NO_HOST
   ) {
     super();
     this.addClass('nb-agent-edits');
+    host.cards?.add(this);
+  }
+
+  dispose(): void {
+    this.host.cards?.delete(this);
+    super.dispose();
+  }
+
+  /** Render again from the stored data (the kernel's rewind reverted edits of this page). */
+  refresh(): void {
+    if (this.model && !this.isDisposed) {
+      void this.renderModel(this.model);
+    }
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    this.model = model;
     const data = model.data[EDITS_MIME] as JSONObject;
-    const edits = (data?.edits ?? []) as JSONObject[];
+    const edits = ((data?.edits ?? []) as JSONObject[]).map(e => ({ ...e }));
+    // What is known now wins over what the kernel could say when the run ended.
+    let corrected = false;
+    for (const edit of edits) {
+      const status = currentStatus(this.panel, edit, this.host);
+      if (status !== edit.status) {
+        edit.status = status;
+        corrected = true;
+      }
+    }
+    this.runId = data?.run_id ?? null;
+    this.draw(edits, String(data?.outcome ?? ''));
+    if (corrected) {
+      window.setTimeout(() => this.store(edits, String(data?.outcome ?? '')), 0); // not while the output area renders
+    }
+  }
+
+  /** Store and show the new state, with what the last action did. */
+  private commit(edits: JSONObject[], outcome: string): void {
+    this.store(edits, outcome);
+    this.draw(edits, outcome);
+  }
+
+  /** Write `edits` (with their statuses) into the output: the saved notebook says the same. */
+  private store(edits: JSONObject[], outcome: string): void {
+    const model = this.model;
+    if (!model) {
+      return;
+    }
+    const data = { ...(model.data[EDITS_MIME] as JSONObject), edits, outcome };
+    const forms = staticForms(data);
+    model.setData({ data: { ...model.data, [EDITS_MIME]: data, 'text/html': forms.html, 'text/plain': forms.plain } });
+  }
+
+  private draw(edits: JSONObject[], said: string): void {
     const node = this.node;
     node.textContent = '';
     node.style.padding = '4px 0';
@@ -62,62 +243,114 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     const list = element('ul');
     list.style.margin = '4px 0';
     for (const edit of edits) {
-      const item = element('li');
-      item.dataset.editId = edit.edit_id;
-      const preview = edit.preview ? `: ${edit.preview}` : '';
-      const status = STATUS_TEXT[edit.status] ?? edit.status;
-      item.appendChild(element('span', `${edit.summary}${preview} — ${status}`));
-      if (edit.cell_id) {
-        const go = element('button', 'Go to cell', 'jp-mod-styled nb-agent-goto');
-        go.style.marginLeft = '8px';
-        go.title = `Select cell ${edit.cell_id} and scroll to it`;
-        go.onclick = () => {
-          if (!revealCell(this.panel, edit.cell_id)) {
-            go.textContent = 'Not in the notebook';
-            go.disabled = true;
-          }
-        };
-        item.appendChild(go);
-      }
-      list.appendChild(item);
+      list.appendChild(this.item(edit, edits));
     }
     node.appendChild(list);
-    if (edits.some(e => (e.revert ?? []).length)) {
+    const open = edits.filter(e => (e.revert ?? []).length && (e.status === 'applied' || e.status === 'sent'));
+    if (open.length) {
       const revert = element('button', "Revert this run's edits", 'jp-mod-styled nb-agent-revert');
-      const outcome = element('div', '', 'nb-agent-revert-outcome');
-      outcome.style.whiteSpace = 'pre-line';
       revert.onclick = () => {
         revert.disabled = true;
-        outcome.textContent = this.revert(edits, data?.run_id ?? null);
+        this.commit(edits, this.revert(edits, open));
       };
       node.appendChild(revert);
-      node.appendChild(outcome);
     }
+    const outcome = element('div', said, 'nb-agent-revert-outcome');
+    outcome.style.whiteSpace = 'pre-line';
+    node.appendChild(outcome);
   }
 
-  private revert(edits: JSONObject[], runId: string | null): string {
+  private button(label: string, cls: string, title: string, onclick: () => void): HTMLButtonElement {
+    const button = element('button', label, `jp-mod-styled ${cls}`);
+    button.style.marginLeft = '8px';
+    button.title = title;
+    button.onclick = onclick;
+    return button;
+  }
+
+  private item(edit: JSONObject, edits: JSONObject[]): HTMLElement {
+    const item = element('li');
+    item.dataset.editId = edit.edit_id;
+    const shown = shownStatus(this.panel, edit);
+    item.dataset.status = shown;
+    item.appendChild(element('span', line(edit, shown), 'nb-agent-edit-line'));
+    if (edit.cell_id) {
+      const go = this.button('Go to cell', 'nb-agent-goto', `Select cell ${edit.cell_id} and scroll to it`, () => {
+        if (!revealCell(this.panel, edit.cell_id)) {
+          go.textContent = 'Not in the notebook';
+          go.disabled = true;
+        }
+      });
+      item.appendChild(go);
+    }
+    if ((edit.revert ?? []).length && shown === 'applied') {
+      item.appendChild(
+        this.button('Undo', 'nb-agent-undo', 'Undo this edit only (the others stay)', () => {
+          this.commit(edits, this.undo(edit, edits));
+        })
+      );
+      item.appendChild(
+        this.button('Keep', 'nb-agent-keep', 'Keep this edit (it leaves the review)', () => {
+          setStatus(edits, [edit.edit_id], 'kept');
+          this.commit(edits, `Kept: ${edit.summary}.`);
+        })
+      );
+    }
+    if (edit.diff && edit.status !== 'refused') {
+      item.appendChild(diffDetails(String(edit.diff)));
+    }
+    return item;
+  }
+
+  /** Tell the kernel (so its next note does not report these cells as the user's changes). */
+  private reverted(edits: JSONObject[], ids: string[]): void {
+    const byId = new Map(edits.map(e => [e.edit_id, e]));
+    this.host.undone(ids);
+    this.host.tellKernel({
+      type: 'reverted',
+      run_id: this.runId,
+      edit_ids: ids,
+      ops: ([] as JSONObject[]).concat(...ids.map(id => (byId.get(id)?.revert ?? []) as JSONObject[]))
+    });
+  }
+
+  private undo(edit: JSONObject, edits: JSONObject[]): string {
     if (!this.panel.model) {
       return 'The notebook is not loaded.';
     }
-    const result = revertEdits(this.panel, edits);
+    const result = revertEdits(this.panel, [edit]);
     if (result.reverted.length) {
-      // So the kernel's next note does not report these cells as the user's changes.
-      const byId = new Map(edits.map(e => [e.edit_id, e]));
-      this.tellKernel({
-        type: 'reverted',
-        run_id: runId,
-        edit_ids: result.reverted,
-        ops: ([] as JSONObject[]).concat(
-          ...result.reverted.map(id => (byId.get(id)?.revert ?? []) as JSONObject[])
-        )
-      });
+      this.reverted(edits, result.reverted);
+      setStatus(edits, result.reverted, 'undone');
+      return `Undone: ${edit.summary} (Edit > Undo brings it back).`;
     }
+    const error = result.refused[0]?.error;
+    const later = edits.slice(edits.indexOf(edit) + 1).find(
+      e => e.cell_id && e.cell_id === edit.cell_id && (e.status === 'applied' || e.status === 'kept')
+    );
+    if (later && error?.code === 'changed') {
+      return `Not undone: ${edit.summary}: a later edit of the agent changed cell ${edit.cell_id} (${later.summary}); undo that one first.`;
+    }
+    return `Not undone: ${edit.summary}: ${error ? revertRefusal(error) : 'refused'}.`;
+  }
+
+  private revert(edits: JSONObject[], open: JSONObject[]): string {
+    if (!this.panel.model) {
+      return 'The notebook is not loaded.';
+    }
+    const result = revertEdits(this.panel, open);
+    const kept = edits.filter(e => e.status === 'kept').length;
     const lines = [
-      `Reverted ${result.reverted.length} of ${edits.length} edits` +
-        (result.reverted.length ? ' (Edit > Undo brings them back).' : '.')
+      `Reverted ${result.reverted.length} of ${open.length} edits` +
+        (result.reverted.length ? ' (Edit > Undo brings them back).' : '.') +
+        (kept ? ` ${kept} kept edit${kept > 1 ? 's stay' : ' stays'}.` : '')
     ];
     for (const refused of result.refused) {
       lines.push(`Not reverted: ${refused.summary}: ${revertRefusal(refused.error)}.`);
+    }
+    if (result.reverted.length) {
+      this.reverted(edits, result.reverted);
+      setStatus(edits, result.reverted, 'undone');
     }
     return lines.join('\n');
   }

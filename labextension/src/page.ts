@@ -31,6 +31,10 @@ export class LivePage {
   private disposed = false;
   /** Kernel messages handled, for the browser tests (edit ids applied here). */
   readonly applied: string[] = [];
+  /** What this page did to agent edits (`applied`, `refused`, `undone`): the cards' truth. */
+  private readonly editStates = new Map<string, string>();
+  /** The edits cards rendered in this page (refreshed when the kernel's rewind reverts). */
+  readonly cards = new Set<EditsCard>();
   private replies = new Map<string, (reply: JSONObject) => void>();
 
   constructor(
@@ -45,7 +49,13 @@ export class LivePage {
         safe: false,
         mimeTypes: [EDITS_MIME],
         defaultRank: 40,
-        createRenderer: () => new EditsCard(panel, data => this.send(data))
+        createRenderer: () =>
+          new EditsCard(panel, {
+            tellKernel: data => this.send(data),
+            known: editId => this.editStates.get(editId),
+            undone: editIds => editIds.forEach(id => this.editStates.set(id, 'undone')),
+            cards: this.cards
+          })
       },
       40
     );
@@ -233,6 +243,7 @@ export class LivePage {
         if (!error) {
           this.applied.push(data.edit_id);
         }
+        this.editStates.set(data.edit_id, error ? 'refused' : 'applied');
         this.send({ type: 'ack', edit_id: data.edit_id, ok: !error, error });
         break;
       }
@@ -259,6 +270,8 @@ export class LivePage {
           ops: ([] as JSONObject[]).concat(...result.reverted.map(id => (byId.get(id)?.revert ?? []) as JSONObject[])),
           refused: result.refused.map(r => ({ edit_id: r.edit_id, error: r.error }))
         });
+        result.reverted.forEach(id => this.editStates.set(id, 'undone'));
+        this.cards.forEach(card => card.refresh());
         break;
       }
       case 'rewind_reply': {

@@ -3,6 +3,8 @@ user answers (NotebookEdit: the cell before → after; Edit: a unified diff of t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from nb_agent.testing import Reply, text, tool_use
@@ -71,3 +73,106 @@ def test_an_edit_shows_a_unified_diff_with_context_and_deny_writes_nothing(lab, 
     nb.page.get_by_role("button", name="Deny", exact=True).click()
     nb.wait_executed(1)
     assert target.read_text() == original
+
+
+def _card_output(path, mime="application/vnd.nb-agent.edits+json"):
+    """The edits card's output as saved in the notebook file."""
+    saved = json.loads(path.read_text())
+    found = [o["data"] for c in saved["cells"] for o in c.get("outputs", []) if mime in o.get("data", {})]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("which", ["lab", "lab_without_subshells"])
+def test_each_edit_of_a_run_is_undone_or_kept_on_its_own_and_the_card_stays_true(which, request, new_page):
+    lab = request.getfixturevalue(which)
+    name = f"review_card_{which}.ipynb"
+    nb = _open(lab, new_page, name, ["x = 1", "y = 2", "%%agent --permission-mode acceptEdits\ntidy up"])
+    path = lab.root / name
+    ids = nb.ids()
+
+    def edit(**args):
+        return Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), **args})])
+
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        edit(cell_id=ids[1], new_source="x = 10"),
+        edit(cell_id=ids[1], new_source="## About x", cell_type="markdown", edit_mode="insert"),
+        edit(cell_id=ids[2], new_source="y = x * 2"),
+        Reply(content=[text("Done.")]),
+    )
+    nb.run(3)
+    nb.wait_executed(4)  # the agent cell, one further down
+    nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits:has(.nb-agent-undo)").wait_for(timeout=60_000)
+    card = nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits")
+    items = card.locator("li")
+    assert items.count() == 3
+    for index in range(3):  # the page applied all three: none is "sent, not confirmed"
+        shown = items.nth(index).locator(".nb-agent-edit-line").inner_text()
+        assert shown.endswith("— applied") and items.nth(index).get_attribute("data-status") == "applied", shown
+    diff = items.nth(0).locator(".nb-agent-diff").inner_text()
+    assert "-x = 1" in diff and "+x = 10" in diff
+    assert "+## About x" in items.nth(1).locator(".nb-agent-diff").inner_text()
+
+    items.nth(1).locator(".nb-agent-undo").click()  # undo the insert only
+    nb.wait_js("return !live.panel.model.sharedModel.cells.some(c => c.getSource() === '## About x');")
+    assert nb.sources()[1:3] == ["x = 10", "y = x * 2"]  # the other edits stay
+    items.nth(0).locator(".nb-agent-keep").click()
+    nb.wait_js("return document.querySelector(`[data-edit-id='${arg}']`)?.dataset.status === 'kept';", card.locator("li").nth(0).get_attribute("data-edit-id"))
+    assert card.locator("li").nth(0).locator(".nb-agent-undo").count() == 0
+
+    nb.type_into(2, "  # mine")  # the user changes the agent's y cell: its Undo leaves it
+    nb.command_mode()
+    card.locator("li").nth(2).locator(".nb-agent-undo").click()
+    said = card.locator(".nb-agent-revert-outcome")
+    said.wait_for(timeout=30_000)
+    assert "Not undone" in said.inner_text() and "was changed after the agent's edit" in said.inner_text(), said.inner_text()
+    assert nb.sources()[2] == "y = x * 2  # mine"
+    assert [card.locator("li").nth(i).get_attribute("data-status") for i in range(3)] == ["kept", "undone", "changed"]
+
+    nb.save()
+    saved = _card_output(path)
+    statuses = [e["status"] for e in saved["application/vnd.nb-agent.edits+json"]["edits"]]
+    assert statuses == ["kept", "undone", "applied"]  # stored: what was done to each
+    plain = "".join(saved["text/plain"])
+    assert "— kept" in plain and "— undone" in plain and "not confirmed" not in plain
+    assert "undone" in "".join(saved["text/html"]) and "+x = 10" in "".join(saved["text/html"])
+
+
+SENT_CARD = """\
+from IPython.display import display
+from nb_agent.jupyter.live.edits_card import records_bundle
+from nb_agent.jupyter.live.protocol import ReplaceOp
+from nb_agent.jupyter.live.run import EditRecord
+cell = {cell!r}
+op = ReplaceOp(cell_id=cell, source="x = 10", cell_type="code", expected_source="x = 1")
+back = ReplaceOp(cell_id=cell, source="x = 1", cell_type="code", expected_source="x = 10")
+gone = ReplaceOp(cell_id="not-a-cell", source="z", cell_type="code", expected_source="z = 0")
+records = [
+    EditRecord(edit_id="e1", summary="replaced cell " + cell, cell_id=cell, ops=[op], inverse=[back], kind="replace", preview="x = 10", status="sent"),
+    EditRecord(edit_id="e2", summary="replaced cell not-a-cell", cell_id="not-a-cell", ops=[], inverse=[gone], kind="replace", preview="z", status="sent"),
+]
+display(records_bundle(records, run_id="r", notebook_path={name!r}), raw=True)
+"""
+
+
+def test_an_edit_the_kernel_could_only_send_is_shown_and_saved_as_applied_once_it_is_there(lab, new_page):
+    """A run whose acknowledgements came after it ended leaves "sent" edits on its card: the
+    page, which applied them, says "applied", and writes that into the saved notebook."""
+    name = "review_sent.ipynb"
+    nb = _open(lab, new_page, name, ["x = 10", "# the card"])
+    path = lab.root / name
+    ids = nb.ids()
+    nb.type_into(2, "")
+    nb.page.keyboard.press("Control+a")
+    nb.page.keyboard.type(SENT_CARD.format(cell=ids[1], name=name))
+    nb.run(2)
+    nb.wait_executed(2)
+    card = nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits")
+    card.locator("li[data-status='applied']").wait_for(timeout=60_000)
+    assert card.locator("li").nth(1).get_attribute("data-status") == "sent"  # not in the notebook: not claimed
+    nb.command_mode()
+    nb.save()
+    saved = _card_output(path)
+    assert [e["status"] for e in saved["application/vnd.nb-agent.edits+json"]["edits"]] == ["applied", "sent"]
+    assert f"replaced cell {ids[1]}: x = 10 — applied" in "".join(saved["text/plain"])
