@@ -5,7 +5,13 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+WAKE_S = 0.1
+"""How often :func:`awake` wakes the loop (Stop's lag at most)."""
 
 
 class TerminalInterrupt:
@@ -42,3 +48,20 @@ def uncancel_current_task() -> None:
     if task is not None and hasattr(task, "uncancel"):
         while task.cancelling():
             task.uncancel()
+
+
+async def awake(awaitable: Awaitable[T]) -> T:
+    """Await ``awaitable`` while waking the event loop every :data:`WAKE_S`: in a kernel, an
+    interrupt during an async cell is acted on only at the loop's next wake-up, and a cell
+    waiting on a quiet pipe would otherwise not see Stop at all. When this is cancelled,
+    ``awaitable`` is cancelled and waited for (its cleanup runs) before the cancellation
+    goes on."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=WAKE_S)
+        return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)

@@ -4,6 +4,7 @@ fresh kernel when it is on). The model's way to the same check is the ReproduceN
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,14 +63,19 @@ def _wrap(session: KernelAgentSession) -> command_wrapper | None:
 
 async def reproduce(session: KernelAgentSession, arg: str | None) -> None:
     from nb_agent.errors import NbAgentError
+    from nb_agent.jupyter.interrupts import awake, uncancel_current_task
     from nb_agent.jupyter.reproduce.check import reproduce as check
 
     try:
         timeout = parse_timeout(arg)
         cells, folder, where = await _notebook(session)
         print(f"Checking {where}: every code cell top to bottom in a fresh kernel (at most {timeout:g} s)...", flush=True)
-        report = await check(cells, cwd=folder, timeout=timeout, wrap=_wrap(session))
+        report = await awake(check(cells, cwd=folder, timeout=timeout, wrap=_wrap(session)))
     except (ValueError, OSError, NbAgentError) as exc:
         print(exc)
+        return
+    except asyncio.CancelledError:
+        uncancel_current_task()
+        print("Stopped: the fresh kernel was ended; your kernel and notebook are as they were.")
         return
     print(report.text())
