@@ -20,7 +20,7 @@ class AbortSignal:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._reason: str | None = None
-        self._callbacks: dict[int, Callable[[str], None]] = {}
+        self._callbacks: dict[int, Callable[[str], object]] = {}
         """Keyed by registration, so removing one is O(1): a run's signal collects a
         callback per turn and per tool."""
         self._next_key = 0
@@ -34,7 +34,7 @@ class AbortSignal:
     def reason(self) -> str | None:
         return self._reason
 
-    def add_callback(self, callback: Callable[[str], None]) -> Callable[[], None]:
+    def add_callback(self, callback: Callable[[str], object]) -> Callable[[], None]:
         """Call ``callback(reason)`` on abort (at once if already aborted); returns a remover."""
         with self._lock:
             reason = self._reason

@@ -23,12 +23,12 @@ from nb_agent.engine import EngineConfig, QueryEngine
 from nb_agent.folder_trust import FolderTrust, folder_trust
 from nb_agent.hooks.registry import Hooks
 from nb_agent.model.transport import ModelTransport
-from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.paths import home_directory
+from nb_agent.permissions.policy import RuleBasedPolicy
 from nb_agent.permissions.settings import load_settings
+from nb_agent.permissions.types import CanUseTool, PermissionMode
 from nb_agent.skills.loader import load_skill_catalog
 from nb_agent.skills.tool import SkillTool
-from nb_agent.permissions.types import CanUseTool, PermissionMode
 from nb_agent.state_dir import default_state_dir
 from nb_agent.tools.base import Tool
 from nb_agent.tools.tool_pool import ToolPoolProvider

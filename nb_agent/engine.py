@@ -61,7 +61,14 @@ from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.services import ToolServices
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import tool_references_enabled
-from nb_agent.transcript import REWIND_KIND, REWIND_REDO_KIND, Transcript, collector_paused, load_transcript, repair_transcript
+from nb_agent.transcript import (
+    REWIND_KIND,
+    REWIND_REDO_KIND,
+    Transcript,
+    collector_paused,
+    load_transcript,
+    repair_transcript,
+)
 
 DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"
@@ -410,7 +417,7 @@ class QueryEngine:
         window = self.context_manager.thresholds(self.config.resolve(self.config.model)).context_window
         if listing := listing_for_tools(self.tools, context_window=window):
             prepend.append(self._meta_reminder(listing))
-        self._prepend_cache = {m.content: m for m in prepend}  # only the current ones are kept
+        self._prepend_cache = {m.content: m for m in prepend if isinstance(m.content, str)}  # only the current ones are kept
         return prepend
 
     def _meta_reminder(self, text: str) -> UserMessage:

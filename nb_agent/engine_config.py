@@ -6,9 +6,9 @@ keys in a dictionary). A subagent's engine is configured by :meth:`EngineConfig.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.context.config import ContextConfig

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid as _uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -169,35 +169,33 @@ class RequestStartEvent:
 
 
 Message = Annotated[
-    Union[
-        UserMessage,
-        AssistantMessage,
-        SystemMessage,
-        ProgressMessage,
-        AttachmentMessage,
-        CompactBoundaryMessage,
-        TombstoneMessage,
-        ToolUseSummaryMessage,
-    ],
+    UserMessage
+    | AssistantMessage
+    | SystemMessage
+    | ProgressMessage
+    | AttachmentMessage
+    | CompactBoundaryMessage
+    | TombstoneMessage
+    | ToolUseSummaryMessage,
     Field(discriminator="type"),
 ]
 """Every message kind that is persisted in a transcript."""
 
-ConversationMessage = Union[UserMessage, AssistantMessage, AttachmentMessage, CompactBoundaryMessage]
+ConversationMessage = UserMessage | AssistantMessage | AttachmentMessage | CompactBoundaryMessage
 """The kinds that make up the history the model sees."""
 
-LoopEvent = Union[
-    UserMessage,
-    AssistantMessage,
-    SystemMessage,
-    ProgressMessage,
-    AttachmentMessage,
-    CompactBoundaryMessage,
-    TombstoneMessage,
-    ToolUseSummaryMessage,
-    StreamEvent,
-    RequestStartEvent,
-]
+LoopEvent = (
+    UserMessage
+    | AssistantMessage
+    | SystemMessage
+    | ProgressMessage
+    | AttachmentMessage
+    | CompactBoundaryMessage
+    | TombstoneMessage
+    | ToolUseSummaryMessage
+    | StreamEvent
+    | RequestStartEvent
+)
 """Everything ``query()`` yields."""
 
 MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Message)

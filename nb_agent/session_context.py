@@ -6,7 +6,7 @@ subfolders is added as the agent reads files there (:meth:`SessionContext.nested
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -86,12 +86,8 @@ class SessionContext:
 
     @property
     def memory_scope(self) -> MemoryScope:
-        return MemoryScope(
-            cwd=self.cwd,
-            home=self.home or home_directory(),
-            trusted=self.git_allowed,
-            **({"read_denied": self.read_denied} if self.read_denied is not None else {}),
-        )
+        scope = MemoryScope(cwd=self.cwd, home=self.home or home_directory(), trusted=self.git_allowed)
+        return scope if self.read_denied is None else replace(scope, read_denied=self.read_denied)
 
     @property
     def memory(self) -> MemoryLoad:

@@ -164,7 +164,7 @@ def _read_line(line: bytes, number: int, count: int, path: Path, loaded: LoadedT
     if entry.get("kind") == "message":
         try:
             return MESSAGE_ADAPTER.validate_python(entry["message"])
-        except Exception as exc:  # a schema change must not make a session unreadable
+        except Exception as exc:  # noqa: BLE001 - a schema change must not make a session unreadable
             loaded.warnings.append(f"Skipped an unreadable message on line {number}: {exc}")
             return None
     loaded.entries.append(entry)

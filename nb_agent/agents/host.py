@@ -116,7 +116,7 @@ class SubagentHost:
         for callback in list(self.on_background_start):
             try:
                 callback(run)
-            except Exception:  # noqa: BLE001 - the agent runs whether or not it is shown
+            except Exception:  # the agent runs whether or not it is shown
                 log.debug("background start callback failed", exc_info=True)
 
     async def _background(self, run: SubagentRun, tools: list[Tool[Any]]) -> None:

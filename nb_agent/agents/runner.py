@@ -21,6 +21,7 @@ from nb_agent.agents.definition import AgentDefinition
 from nb_agent.agents.fork import fork_history, fork_task, make_fork
 from nb_agent.agents.sidechain import SidechainTranscript, sidechain_path
 from nb_agent.hooks.types import SubagentInfo
+from nb_agent.messages import AssistantMessage
 from nb_agent.model.pricing import Usage
 from nb_agent.permissions.types import CanUseTool, PermissionDeny, PermissionMode, PermissionRequest
 from nb_agent.tools.base import Tool
@@ -91,7 +92,7 @@ class SubagentRun:
         for listener in list(self.listeners):
             try:
                 listener(event)
-            except Exception:  # noqa: BLE001 - a display glitch must not end the subagent
+            except Exception:  # a display glitch must not end the subagent
                 log.debug("subagent listener failed", exc_info=True)
 
 
@@ -234,7 +235,7 @@ async def run_subagent(parent: QueryEngine, run: SubagentRun, tools: list[Tool[A
             if isinstance(event, EngineResult):
                 result = event
                 continue
-            if getattr(event, "type", None) == "assistant":
+            if isinstance(event, AssistantMessage):
                 run.tool_uses += len(event.tool_uses)
             run.emit(event)
     except asyncio.CancelledError:

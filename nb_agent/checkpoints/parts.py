@@ -54,12 +54,15 @@ class CheckpointPart(Protocol):
 
     def summary(self, since: Any, until: Any | None) -> str | None:
         """What changed between two marks, in a few words (``None``: nothing)."""
+        ...
 
     def plan(self, since: Any, run: int) -> PartPlan:
         """What rewinding to mark ``since`` (taken in run ``run``) would do."""
+        ...
 
     def apply(self, plan: PartPlan) -> PartOutcome:
         """Do it, without waiting for anything (so an interrupt cannot land inside)."""
+        ...
 
     async def settle(self, outcome: PartOutcome) -> None:
         """Wait for what :meth:`apply` started elsewhere (the notebook page's answer) and
@@ -73,3 +76,4 @@ class CheckpointPart(Protocol):
     def files(self) -> dict[str, str]:
         """Absolute paths a files rewind must leave alone (this part rewinds them its own
         way), with why."""
+        ...

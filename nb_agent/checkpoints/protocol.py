@@ -13,6 +13,7 @@ class RunCheckpoints(Protocol):
 
     async def run_started(self, engine: Any, prompt: str) -> list[str]:
         """Returns warnings to show (file checkpoints turned off, and why)."""
+        ...
 
     async def turn_started(self, engine: Any) -> None: ...
 

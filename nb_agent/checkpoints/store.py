@@ -167,7 +167,7 @@ class CheckpointStore:
             except CheckpointError as exc:
                 self.files_off[key] = str(exc)
                 self.notices.append(f"{exc} Nothing of yours was changed; %agent rewind will not restore files of this folder.")
-            except Exception as exc:  # noqa: BLE001 - a checkpoint must never stop a run
+            except Exception as exc:  # a checkpoint must never stop a run
                 log.warning("file checkpoint failed", exc_info=True)
                 self.files_off[key] = f"file checkpoints of {folder} failed: {type(exc).__name__}: {exc}"
                 self.notices.append(self.files_off[key])

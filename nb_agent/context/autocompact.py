@@ -16,9 +16,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
+from nb_agent.context.compaction import AutoCompactTracking, CompactionResult
 from nb_agent.context.config import ContextThresholds
 from nb_agent.errors import NbAgentError
-from nb_agent.context.compaction import AutoCompactTracking, CompactionResult
 from nb_agent.model.errors import is_model_api_error
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Literal
 
-from nb_agent.errors import NbAgentError, PromptTooLongError
 from nb_agent.context.compaction import CompactionResult
+from nb_agent.context.tokens import estimate_api_messages_tokens, estimate_messages_tokens
+from nb_agent.context.tool_results import safe_cut_points
+from nb_agent.errors import NbAgentError, PromptTooLongError
 from nb_agent.messages import (
     CompactBoundaryMessage,
     ContentBlock,
@@ -27,8 +29,6 @@ from nb_agent.messages import (
     new_uuid,
     normalize_for_api,
 )
-from nb_agent.context.tokens import estimate_api_messages_tokens, estimate_messages_tokens
-from nb_agent.context.tool_results import safe_cut_points
 
 CompactTrigger = Literal["auto", "manual", "reactive"]
 
@@ -117,7 +117,7 @@ def _block_as_text(block: ContentBlock) -> ContentBlock | None:
     """Tool calls, results and media rendered as text: the summary request carries no tools."""
     kind = block.get("type")
     if kind == "text":
-        cited = [c.get("url") for c in block.get("citations") or [] if isinstance(c, dict) and c.get("url")]
+        cited = [str(c["url"]) for c in block.get("citations") or [] if isinstance(c, dict) and c.get("url")]
         if not cited:
             return block
         return {"type": "text", "text": f"{block.get('text', '')} [sources: {', '.join(dict.fromkeys(cited))}]"}

@@ -202,7 +202,7 @@ class ContextManager:
         uuids = {m.uuid for m in messages}
         for entry in entries:
             anchor = entry.get("anchor_uuid")
-            if entry.get("kind") == "usage" and anchor in uuids:
+            if entry.get("kind") == "usage" and isinstance(anchor, str) and anchor in uuids:
                 usage = Usage(**entry["usage"])
                 self.anchors.record(anchor, usage.context_tokens + usage.output_tokens)
 

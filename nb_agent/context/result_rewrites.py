@@ -29,7 +29,14 @@ from nb_agent.context.content_replacement import (
     decide_batch,
     is_replaceable,
 )
-from nb_agent.context.images import ImageRef, ImageWindowState, choose_evictions, evicted_content, image_size, placeholder
+from nb_agent.context.images import (
+    ImageRef,
+    ImageWindowState,
+    choose_evictions,
+    evicted_content,
+    image_size,
+    placeholder,
+)
 from nb_agent.context.microcompact import CLEARED_MESSAGE, MicrocompactState, clear_gain
 from nb_agent.messages import ContentBlock, starts_with
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -69,7 +69,7 @@ def iter_tool_results(messages: list[Any]) -> Iterator[ToolResultRef]:
     return _refs(messages, owner)
 
 
-def with_tool_result_contents(message: UserMessage, contents: dict[str, str | list[ContentBlock]]) -> UserMessage:
+def with_tool_result_contents(message: UserMessage, contents: Mapping[str, str | list[ContentBlock]]) -> UserMessage:
     """A copy of ``message`` whose tool_results named in ``contents`` carry the new content.
 
     Returns ``message`` itself when nothing changes (so re-applying is free and keeps
@@ -89,7 +89,7 @@ def with_tool_result_contents(message: UserMessage, contents: dict[str, str | li
 
 
 def rewrite_tool_results(
-    messages: list[Any], contents: dict[str, str | list[ContentBlock]], refs: Iterable[ToolResultRef] | None = None
+    messages: list[Any], contents: Mapping[str, str | list[ContentBlock]], refs: Iterable[ToolResultRef] | None = None
 ) -> list[Any]:
     """``messages`` with the named tool_results' contents replaced (a new list).
 

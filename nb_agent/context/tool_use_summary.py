@@ -72,8 +72,8 @@ async def generate_tool_use_summary(
         return None
     try:
         raw = await ask(summary_request(tool_use_blocks, tool_results, model=model))
-    except Exception as exc:  # a summary is decoration: no failure may reach the loop
-        log.debug("tool-use summary failed: %s", exc)
+    except Exception:  # a summary is decoration: no failure may reach the loop
+        log.debug("tool-use summary failed", exc_info=True)
         return None
     line = " ".join(raw.strip().splitlines()[:1]).strip().strip('"')
     if not line:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from nb_agent.agent import create_engine
 from nb_agent.console import ConsoleRenderer
+from nb_agent.engine import EngineResult
 from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
 
@@ -48,17 +49,18 @@ async def main(workdir: Path) -> int:
         render = ConsoleRenderer()
         prompt = "load sales.csv and find the months where revenue dropped"
         print(f"> {prompt}\n")
-        result = None
+        result: EngineResult | None = None
         async for event in engine.submit_message(prompt):
             render(event)
-            result = event
+            if isinstance(event, EngineResult):
+                result = event
         engine.close()
         print(f"transcript: {engine.transcript_path}")
         return 0 if result is not None and not result.is_error else 1
 
 
 def cli() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=None, help="where to put sales.csv (default: a temp dir)")
     args = parser.parse_args()
     if args.workdir is None:

@@ -104,7 +104,7 @@ def read_git_snapshot_now(cwd: Path) -> GitSnapshot | None:
         return _snapshot(cwd)
     except ImportError:
         log.debug("pygit2 is not installed: no git status in the prompt")
-    except Exception:  # noqa: BLE001 - a repository libgit2 cannot read: no status, never a crash
+    except Exception:  # a repository libgit2 cannot read: no status, never a crash
         log.debug("reading the git status of %s failed", cwd, exc_info=True)
     return None
 

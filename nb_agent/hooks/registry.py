@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from nb_agent.errors import ConfigurationError
 from nb_agent.abort import AbortSignal
-from nb_agent.errors import AbortError
+from nb_agent.errors import AbortError, ConfigurationError
 from nb_agent.hooks.command import CommandHookWarning, kill_process_group, started_groups
 from nb_agent.hooks.prompt_hook import ModelQuery
 from nb_agent.hooks.settings_hooks import settings_hook
@@ -236,7 +235,7 @@ async def _run_one(callback: HookCallback, hook_input: HookInput, timeout: float
         return f"hook {name} timed out after {timeout:g}s"
     except CommandHookWarning as exc:
         return str(exc)
-    except Exception as exc:  # a user's hook must never break the run
+    except Exception as exc:  # noqa: BLE001 - a user's hook must never break the run
         return f"hook {name} failed: {type(exc).__name__}: {exc}"
 
 

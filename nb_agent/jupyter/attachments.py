@@ -66,7 +66,7 @@ class KernelAttachments:
             user_changed = live is not None and live.page_changed
             note = live.changes_since_turn() if live is not None else None
             provenance = self._provenance_since_turn(live) if user_changed else None
-        except Exception:  # noqa: BLE001 - a note must never stop the run
+        except Exception:
             log.debug("between-turn notebook changes failed", exc_info=True)
             return []
         notes = [AttachmentMessage(kind="notebook_changes", content=note)] if note else []
@@ -84,7 +84,7 @@ class KernelAttachments:
             agent = self.agent_names()
             variables = [name for name, _ in user_variables(self.shell) if name not in agent]
             return provenance(document.cells, KernelHistory.of(self.shell, self.ledger), variables, skip=skip)
-        except Exception:  # noqa: BLE001 - a strange history or namespace: no note
+        except Exception:
             log.debug("provenance failed", exc_info=True)
             return None
 
@@ -107,7 +107,7 @@ class KernelAttachments:
             return
         try:
             engine.transcript.write_entry(KERNEL_ENTRY, **kernel_entry([name for name, _ in user_variables(self.shell)]))
-        except Exception:  # noqa: BLE001 - the transcript's own trouble is reported elsewhere
+        except Exception:
             log.debug("recording the kernel failed", exc_info=True)
 
     def resumed(self, transcript: Any) -> None:
@@ -119,7 +119,7 @@ class KernelAttachments:
         try:
             entries = load_transcript(transcript).entries_of(KERNEL_ENTRY)
             self.restart_notice = restart_notice(entries, now={name for name, _ in user_variables(self.shell)})
-        except Exception:  # noqa: BLE001 - no notice rather than no resume
+        except Exception:
             log.debug("reading the transcript's kernel entries failed", exc_info=True)
 
     def remember_namespace(self) -> None:
@@ -133,7 +133,7 @@ class KernelAttachments:
 
         try:
             return namespace_fingerprint(self.shell)
-        except Exception:  # noqa: BLE001 - a strange namespace must not break the run's end
+        except Exception:
             log.debug("namespace fingerprint failed", exc_info=True)
             return None
 
@@ -147,7 +147,7 @@ class KernelAttachments:
 
         try:
             note = namespace_changes(before, self.shell)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.debug("namespace changes failed", exc_info=True)
             return []
         return [AttachmentMessage(kind="namespace_changes", content=note)] if note else []
@@ -160,7 +160,7 @@ class KernelAttachments:
 
         try:
             summary = variables_summary(self.shell)
-        except Exception:  # noqa: BLE001 - a strange object in the namespace must not block the run
+        except Exception:
             log.debug("variables summary failed", exc_info=True)
             return []
         return [AttachmentMessage(kind="variables", content=summary)] if summary else []

@@ -70,7 +70,7 @@ class CellRun:
                 await self._start_live()
                 session.trust_flow.match(await session.trust_flow.settle(options, state, frontend.view))
                 engine = self._prepare()
-            except Exception as exc:  # noqa: BLE001 - e.g. a broken settings file: said on the view
+            except Exception as exc:  # e.g. a broken settings file: said on the view
                 log.debug("could not start the agent", exc_info=True)
                 result, interrupted, error = None, False, str(exc) if isinstance(exc, NbAgentError) else f"{type(exc).__name__}: {exc}"
             else:
@@ -114,7 +114,7 @@ class CellRun:
         live.enabled = bool(getattr(self.session.settings, "live_notebook", True))
         try:
             await live.start_run()
-        except Exception:  # noqa: BLE001 - the page misbehaved: work on the file as before
+        except Exception:  # the page misbehaved: work on the file as before
             log.debug("live notebook unavailable", exc_info=True)
             live.current = None
             live.mode, live.reason = "file", "the live notebook failed to start (see the kernel log)"
@@ -155,7 +155,7 @@ class CellRun:
             engine.interrupt()
             uncancel_current_task()
             return result, True, None
-        except Exception as exc:  # noqa: BLE001 - shown on the view; the kernel keeps running
+        except Exception as exc:  # shown on the view; the kernel keeps running
             log.debug("agent run failed", exc_info=True)
             return result, False, f"{type(exc).__name__}: {exc}"
         return result, False, None

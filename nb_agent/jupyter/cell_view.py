@@ -81,7 +81,7 @@ async def ticker(view: Any) -> None:
         await asyncio.sleep(TICK_S)
         try:
             view.tick()
-        except Exception:  # noqa: BLE001 - a display glitch must not end the run
+        except Exception:  # a display glitch must not end the run
             log.debug("view tick failed", exc_info=True)
 
 
@@ -147,12 +147,12 @@ def offer_code_cell(state: Any, *, shell: Any, live: Any) -> None:
         try:
             live.add_code_cells(snippets)
             return
-        except Exception:  # noqa: BLE001 - the page went away: offer it the old way
+        except Exception:  # the page went away: offer it the old way
             log.debug("adding the code cells failed", exc_info=True)
     text = "# Code the agent ran in the cell above\n" + "\n\n".join(snippets) + "\n"
     try:
         shell.set_next_input(text)
-    except Exception:  # noqa: BLE001 - a frontend that cannot take it just does not get it
+    except Exception:  # a frontend that cannot take it just does not get it
         log.debug("set_next_input failed", exc_info=True)
 
 

@@ -79,7 +79,7 @@ def execute_notebook(path: Path, *, env: Mapping[str, str], timeout: int = CELL_
     import tempfile
 
     import nbformat
-    from jupyter_client import KernelManager
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
@@ -149,7 +149,7 @@ def _find(notebook: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nb_agent.jupyter.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m nb_agent.jupyter.demo", description=(__doc__ or "").strip().splitlines()[0])
     parser.add_argument("notebook", nargs="?", type=Path, default=DEFAULT_NOTEBOOK, help=f"default: {DEFAULT_NOTEBOOK}")
     parser.add_argument("--out", type=Path, default=None, help=f"where to write the executed notebook (default: {DEFAULT_OUT_DIR}/NAME)")
     parser.add_argument("--quiet", action="store_true", help="do not print the cells and their outputs")

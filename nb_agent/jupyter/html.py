@@ -38,7 +38,7 @@ Tag = Literal[
     "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "s", "span", "strong", "summary",
     "table", "tbody", "td", "th", "thead", "tr", "ul",
 ]  # fmt: skip
-TAGS: frozenset[str] = frozenset(Tag.__args__)  # type: ignore[attr-defined]
+TAGS: frozenset[str] = frozenset(Tag.__args__)
 VOID_TAGS = frozenset({"br", "hr", "img"})
 ATTRIBUTES = frozenset({"class", "style", "title", "href", "target", "rel", "src", "alt", "open", "role", "tabindex", "aria-label"})
 """Every attribute :func:`el` can write (markdown-it adds ``class`` on code, ``start`` on lists
@@ -177,7 +177,7 @@ def el(
     href: WebUrl | None = None,
     src: ImageSrc | None = None,
     alt: str | None = None,
-    open: bool = False,  # noqa: A002 - the attribute's name
+    open: bool = False,  # the attribute's name
     role: str | None = None,
     tabindex: int | None = None,
     aria_label: str | None = None,
@@ -228,7 +228,7 @@ def _markdown() -> Any:
 
     md = MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
     md.disable("image")  # a remote image would load by itself: a tracking pixel, a way out for data
-    md.validateLink = lambda url: web_url(url) is not None  # type: ignore[method-assign]
+    md.validateLink = lambda url: web_url(url) is not None
 
     def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         tokens[idx].attrSet("target", "_blank")

@@ -131,7 +131,8 @@ class KernelCheckpoints:
         self.store.parts = self.parts
 
     async def plan(self, engine: Any, target: str | None, *, code: bool, conversation: bool) -> RewindPlan:
-        from nb_agent.checkpoints.rewinding import choose, plan_rewind as plan_store
+        from nb_agent.checkpoints.rewinding import choose
+        from nb_agent.checkpoints.rewinding import plan_rewind as plan_store
 
         checkpoint = choose(self.store, target, code=code, conversation=conversation)
         skip = dict(self.skip)
@@ -175,7 +176,7 @@ class KernelCheckpoints:
     def show_run_card(self, engine: Any) -> None:
         try:
             card = self.run_card(engine)
-        except Exception:  # noqa: BLE001 - a card must never fail the run's cell
+        except Exception:
             log.warning("the run card failed", exc_info=True)
             return
         if card is not None:
@@ -220,7 +221,7 @@ class KernelCheckpoints:
                 reply.lines = plan.preview() if message.action == "preview" else (await self.rewind(engine, plan)).lines()
             except NbAgentError as exc:
                 reply.error = str(exc)
-            except Exception as exc:  # noqa: BLE001 - said on the card; the kernel goes on
+            except Exception as exc:
                 log.warning("rewind from the run card failed", exc_info=True)
                 reply.error = f"{type(exc).__name__}: {exc}"
             finally:

@@ -40,7 +40,7 @@ def install(kernel: Any, stop_running_run: Callable[[str], None]) -> None:
     def do_shutdown(restart: bool) -> Any:
         try:
             stop_running_run(RESTART_NOTICE if restart else SHUTDOWN_NOTICE)
-        except Exception:  # noqa: BLE001 - never keep the kernel from shutting down
+        except Exception:  # never keep the kernel from shutting down
             log.debug("could not end the running run's view", exc_info=True)
         return original(restart)
 

@@ -77,7 +77,7 @@ def remove(*, name: str = KERNEL_NAME) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nb_agent.jupyter.kernelspec", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m nb_agent.jupyter.kernelspec", description=(__doc__ or "").strip().splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     add = commands.add_parser("install", help="install the kernelspec")
     where = add.add_mutually_exclusive_group()

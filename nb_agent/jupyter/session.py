@@ -12,9 +12,8 @@ a ``%%agent`` cell awaits (the input transformer turns the cell into a top-level
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

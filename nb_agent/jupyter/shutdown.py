@@ -40,7 +40,7 @@ def end_session_now(engine: Any, reason: str) -> None:
         try:
             for notice in asyncio.run(engine.end_session(reason, timeout_cap=cap)):
                 log.warning("%s", notice.content)
-        except Exception:  # noqa: BLE001 - never break shutdown
+        except Exception:  # never break shutdown
             log.debug("SessionEnd hooks failed", exc_info=True)
 
     worker = threading.Thread(target=run, name="nb_agent-session-end", daemon=True)

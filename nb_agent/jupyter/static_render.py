@@ -12,9 +12,9 @@ from typing import Any
 
 from nb_agent.jupyter.html import Html, el, markdown, markdown_source, style
 from nb_agent.jupyter.view import interaction_render, theme
+from nb_agent.jupyter.view.change_render import MAX_STATIC_LINES, change_html, change_text
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.subagent_card import static_html, static_markdown, static_plain, static_summary
-from nb_agent.jupyter.view.change_render import MAX_STATIC_LINES, change_html, change_text
 from nb_agent.jupyter.view.tool_card import NOTICE_TONE, card_change, images_html
 from nb_agent.tools.files.change_preview import ChangePreview
 

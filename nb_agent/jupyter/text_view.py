@@ -10,8 +10,8 @@ import asyncio
 import sys
 from typing import Any, TextIO
 
-from nb_agent.jupyter.view.change_render import change_text
 from nb_agent.jupyter.view.approval import permission_result
+from nb_agent.jupyter.view.change_render import change_text
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration
 from nb_agent.permissions.types import PermissionDeny, PermissionRequest, PermissionResult
@@ -109,5 +109,5 @@ class TextApprover:
         else:
             feedback = (await loop.run_in_executor(None, input, "Feedback for the model (optional): ")).strip()
             answer = "deny"
-        self.view.state.answer(card, answer, feedback)  # type: ignore[arg-type]
-        return permission_result(answer, feedback, request)  # type: ignore[arg-type]
+        self.view.state.answer(card, answer, feedback)
+        return permission_result(answer, feedback, request)

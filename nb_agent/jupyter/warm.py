@@ -51,13 +51,13 @@ def _warm() -> None:
     for name in MODULES:
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the run that needs it will say what is wrong
+        except Exception:  # the run that needs it will say what is wrong
             log.debug("warming %s failed", name, exc_info=True)
     try:
         from nb_agent.jupyter.html import markdown
 
         markdown("warm *up*")  # builds the renderer and its rules once
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.debug("warming the Markdown renderer failed", exc_info=True)
 
 

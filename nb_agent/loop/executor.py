@@ -48,7 +48,7 @@ def concurrency_safe(tool: Tool[Any] | None, raw_input: Any) -> bool:
         return False
     try:
         return bool(tool.is_concurrency_safe(tool.parse_input(raw_input)))
-    except Exception:
+    except Exception:  # noqa: BLE001 - fail closed: whatever went wrong, the call runs alone
         return False
 
 
@@ -167,7 +167,7 @@ class StreamingToolExecutor:
                 t.results.append(ToolUpdate(message=error_tool_result(t.id, self._abort_reason()), is_error=True))
             if not self._discarded:
                 raise
-        except Exception as exc:  # the pipeline turns tool errors into results; this is a bug guard
+        except Exception as exc:  # noqa: BLE001 - the pipeline turns tool errors into results; this is a bug guard
             t.results.append(ToolUpdate(message=error_tool_result(t.id, f"Error: {type(exc).__name__}: {exc}"), is_error=True))
         finally:
             t.status = "completed"

@@ -160,13 +160,14 @@ class _ToolCall:
             **kw,
         )
 
-    def _parse(self, raw: Any) -> Any:
+    def _parse(self, raw: Any) -> tuple[dict[str, Any], Any]:
+        """The call's input and the tool's model of it; refused when it is not a valid object."""
         if not isinstance(raw, dict):
             raise _Refused(f"InputValidationError: {self.tool.name} expects a JSON object as input, got {type(raw).__name__}")
         if MALFORMED_INPUT_KEY in raw:  # the streamed JSON did not parse; never run on a guess
             raise _Refused(f"InputValidationError: {self.tool.name} input is not valid JSON: {raw[MALFORMED_INPUT_KEY]}")
         try:
-            return self.tool.parse_input(raw)
+            return raw, self.tool.parse_input(raw)
         except pydantic.ValidationError as exc:
             raise _Refused(format_validation_error(self.tool.name, exc)) from None
         except InputValidationError as exc:
@@ -222,11 +223,11 @@ class _ToolCall:
 
     async def _revalidated(self, updated: Any, source: str) -> tuple[dict[str, Any], Any]:
         try:
-            parsed = self._parse(updated)
+            raw, parsed = self._parse(updated)
             await self._validate(parsed)
         except _Refused as refused:
             raise _Refused(f"The input {source} supplied was rejected: {refused.text}") from None
-        return updated, parsed
+        return raw, parsed
 
     async def _decide(self, parsed: Any, hook_decision: PermissionDecision | None) -> PermissionDecision:
         """The rules' decision, then the hook's: a hook may deny or ask, and its *allow*
@@ -252,7 +253,7 @@ class _ToolCall:
             if decision.interrupt:
                 self.ctx.abort_controller.abort("Interrupted by user")
             raise _Refused(decision.message)
-        if decision.updated_input is not None and decision.updated_input != raw:
+        if isinstance(decision, PermissionAllow) and decision.updated_input is not None and decision.updated_input != raw:
             raw, parsed = await self._revalidated(decision.updated_input, "the permission answer")
         return raw, parsed
 
@@ -438,8 +439,7 @@ class _ToolCall:
         )
 
     async def run(self) -> AsyncIterator[ToolUpdate]:
-        raw = self.block.get("input")
-        parsed = self._parse(raw)
+        raw, parsed = self._parse(self.block.get("input"))
         await self._deny_first(raw, parsed)
         await self._validate(parsed)
         raw, parsed, hook_decision = await self._pre_tool_hooks(raw, parsed)

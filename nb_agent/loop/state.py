@@ -29,7 +29,7 @@ ContinueReason = Literal[
     "stop_hook_blocking",
     "token_budget_continuation",
 ]
-CONTINUE_REASONS: tuple[ContinueReason, ...] = ContinueReason.__args__  # type: ignore[attr-defined]
+CONTINUE_REASONS: tuple[ContinueReason, ...] = ContinueReason.__args__
 
 TerminalReason = Literal[
     "completed",
@@ -43,7 +43,7 @@ TerminalReason = Literal[
     "hook_stopped",
     "stop_hook_prevented",
 ]
-TERMINAL_REASONS: tuple[TerminalReason, ...] = TerminalReason.__args__  # type: ignore[attr-defined]
+TERMINAL_REASONS: tuple[TerminalReason, ...] = TerminalReason.__args__
 
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 """Requests start from this capped output limit unless configured (SPEC §2)."""

@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from nb_agent.config_text import read_config_text
 from nb_agent.errors import ConfigurationError
@@ -84,7 +84,7 @@ class HttpServerConfig:
     type: Literal["http", "sse"] = "http"
 
 
-McpServerConfig = Union[StdioServerConfig, HttpServerConfig]
+McpServerConfig = StdioServerConfig | HttpServerConfig
 
 
 @dataclass(frozen=True, kw_only=True)

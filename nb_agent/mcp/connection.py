@@ -178,7 +178,7 @@ class McpConnection:
         except asyncio.CancelledError:
             await self.aclose()
             raise
-        except BaseException as exc:  # noqa: BLE001 - every failure is reported the same way
+        except BaseException as exc:  # every failure is reported the same way
             if self._closing:  # aclose() during the handshake: closed, not failed
                 self.status = "closed"
                 await self._join(CLOSE_TIMEOUT)
@@ -278,7 +278,7 @@ class McpConnection:
                 return
             try:
                 result = await request.op(client)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - handed to the caller, who awaits the future
                 if not request.future.done():
                     request.future.set_exception(exc)
             else:
@@ -317,7 +317,7 @@ class McpConnection:
             if not ready.done():
                 reason = "closed while connecting" if self._closing else f"timed out after {self.connect_timeout:g} s"
                 ready.set_exception(McpConnectionError(f"connection {reason}"))
-        except BaseException as exc:  # noqa: BLE001 - the actor must never die silently
+        except BaseException as exc:  # the actor must never die silently
             if not ready.done():
                 ready.set_exception(exc)
             elif not self._closing:
@@ -366,7 +366,7 @@ class McpConnection:
         fd, path = tempfile.mkstemp(prefix=f"nb_agent_mcp_{self.name}_", suffix=".log")
         os.close(fd)
         self.stderr_path = Path(path)
-        log = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by the exit stack
+        log = open(path, "a", encoding="utf-8")  # closed by the exit stack
         stack.callback(log.close)
         return log
 

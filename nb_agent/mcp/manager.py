@@ -41,14 +41,9 @@ from nb_agent.mcp.config import (
     parse_server_config,
     server_name_conflict,
 )
-from nb_agent.mcp.connection import (
-    DEFAULT_CONNECT_TIMEOUT,
-    McpConnection,
-    ServerStatus,
-    describe_exception,
-)
+from nb_agent.mcp.connection import DEFAULT_CONNECT_TIMEOUT, McpConnection, ServerStatus, describe_exception
 from nb_agent.mcp.results import DEFAULT_MAX_OUTPUT_TOKENS, max_output_tokens_from_env
-from nb_agent.mcp.tool import McpTool, raise_for_call_failure
+from nb_agent.mcp.tool import McpTool, call_failure
 
 logger = logging.getLogger(__name__)
 
@@ -343,7 +338,7 @@ class McpManager:
         try:
             return await conn.call_tool(tool, arguments, timeout=self.settings.call_timeout)
         except Exception as exc:
-            raise_for_call_failure(server, tool, exc)
+            raise call_failure(server, tool, exc) from exc
 
     # --- internals -----------------------------------------------------------------------
     async def _close_connections(self) -> None:

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import asyncio
 from functools import cached_property
-from typing import Any, ClassVar, NoReturn, Protocol
+from typing import Any, ClassVar, Protocol
 
 import mcp_types as mt
 from pydantic import BaseModel, ConfigDict
 
 from nb_agent.errors import AbortError, InputValidationError, ToolError
 from nb_agent.mcp.config import normalize_name_for_mcp
-from nb_agent.messages import ContentBlock
 from nb_agent.mcp.results import DEFAULT_MAX_OUTPUT_TOKENS, McpToolOutput, convert_call_result
+from nb_agent.messages import ContentBlock
 from nb_agent.tools.base import DEFAULT_MAX_RESULT_SIZE_CHARS, ProgressCallback, Tool, ToolResult, ToolUseContext
 
 MCP_TOOL_PREFIX = "mcp__"
@@ -134,10 +134,11 @@ class McpTool(Tool[McpToolInput]):
     @cached_property
     def _validator(self) -> Any:
         import jsonschema
+        from jsonschema.validators import validator_for
 
         schema = self.input_json_schema()
         try:
-            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            cls = validator_for(schema, default=jsonschema.Draft202012Validator)
             cls.check_schema(schema)
         except jsonschema.SchemaError:
             return None  # a broken schema is the server's problem: let it validate
@@ -191,10 +192,10 @@ def format_schema_errors(tool_name: str, errors: list[Any], *, limit: int = 8) -
     return "\n".join(lines)
 
 
-def raise_for_call_failure(server: str, tool: str, exc: BaseException) -> NoReturn:
-    """Turn a failed call into the ``ToolError`` the model reads (used by ``McpManager``)."""
+def call_failure(server: str, tool: str, exc: BaseException) -> ToolError:
+    """The ``ToolError`` the model reads for a failed call (``McpManager`` raises it)."""
     from nb_agent.mcp.connection import McpConnectionError, describe_exception
 
     if isinstance(exc, McpConnectionError):
-        raise ToolError(f"{exc}. The tool call did not complete; the server will be reconnected before the next turn.") from exc
-    raise ToolError(f"MCP server {server!r} failed to run {tool}: {describe_exception(exc)}") from exc
+        return ToolError(f"{exc}. The tool call did not complete; the server will be reconnected before the next turn.")
+    return ToolError(f"MCP server {server!r} failed to run {tool}: {describe_exception(exc)}")

@@ -10,7 +10,6 @@ for the files read at the start (:mod:`nb_agent.memory.loader`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from nb_agent.memory.files import MemoryFile

@@ -209,10 +209,8 @@ def _error_record(exc: BaseException) -> dict[str, Any]:
 def _raise_recorded(error: dict[str, Any]) -> None:
     import anthropic
 
-    try:
-        import httpx2 as http
-    except ImportError:  # pragma: no cover
-        import httpx as http  # type: ignore[no-redef]
+    from nb_agent.model.sdk_http import sdk_http as http
+
     request = http.Request("POST", "https://api.anthropic.com/v1/messages")
     status = error.get("status")
     if status is None:
@@ -370,7 +368,7 @@ def resolve_mode(path: Path, *, has_api_key: bool, mode: str | None = None) -> L
         raise ConfigurationError(f"{CASSETTE_MODE_ENV} must be record, replay or auto (got {mode!r})")
     if mode == "auto":
         return "replay" if path.exists() and not has_api_key else "record"
-    return mode  # type: ignore[return-value]
+    return mode
 
 
 def open_cassette(path: Path, *, mode: Literal["record", "replay"], live_factory: Any) -> CassetteTransport:

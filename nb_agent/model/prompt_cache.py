@@ -58,7 +58,7 @@ def _markable_index(content: Any) -> int | None:
 
 def _marked(message: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``message`` with its last markable block marked (the history is shared)."""
-    content = message.get("content")
+    content = message.get("content") or []
     if isinstance(content, str):
         if not content:
             return message

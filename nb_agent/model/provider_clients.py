@@ -42,12 +42,16 @@ def provider_client(provider: Provider) -> Any:
             kwargs: dict[str, Any] = {"max_retries": 0}
             if _flag(SKIP_AUTH_ENV[provider]) and not os.environ.get("AWS_BEARER_TOKEN_BEDROCK"):
                 kwargs["api_key"] = SKIPPED_AUTH_TOKEN
-            return anthropic.AsyncAnthropicBedrock(**kwargs)
+            from anthropic.lib.bedrock import AsyncAnthropicBedrock
+
+            return AsyncAnthropicBedrock(**kwargs)
         if provider is Provider.VERTEX:
             kwargs = {"max_retries": 0}
             if _flag(SKIP_AUTH_ENV[provider]):
                 kwargs["access_token"] = SKIPPED_AUTH_TOKEN
-            return anthropic.AsyncAnthropicVertex(**kwargs)
+            from anthropic.lib.vertex import AsyncAnthropicVertex
+
+            return AsyncAnthropicVertex(**kwargs)
         if provider is Provider.FOUNDRY:
             return anthropic.AsyncAnthropicFoundry(max_retries=0)
         return anthropic.AsyncAnthropic(max_retries=0)

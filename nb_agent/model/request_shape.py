@@ -17,7 +17,12 @@ from typing import Any
 
 from nb_agent.messages import ApiHistory, normalize_for_api
 from nb_agent.model.client import ModelRequest
-from nb_agent.model.prompt_cache import MAX_BREAKPOINTS, count_breakpoints, with_message_breakpoints, without_cache_control
+from nb_agent.model.prompt_cache import (
+    MAX_BREAKPOINTS,
+    count_breakpoints,
+    with_message_breakpoints,
+    without_cache_control,
+)
 
 __all__ = ["DefinitionCache", "RequestShape", "ToolDefinitions"]
 

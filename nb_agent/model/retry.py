@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from nb_agent.abort import AbortSignal
-from nb_agent.errors import NbAgentError, FallbackTriggeredError, MediaTooLargeError, PromptTooLongError
+from nb_agent.errors import FallbackTriggeredError, MediaTooLargeError, NbAgentError, PromptTooLongError
 from nb_agent.messages import SystemMessage
 from nb_agent.model.errors import classify, is_model_api_error, is_transport_error, status_of
 
@@ -264,7 +264,7 @@ async def stream_with_retry(
                 yielded = True
                 yield item
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every failure is classified: retried, or raised again
             decision = _decide_or_raise(exc, state, policy, context)
             if yielded:
                 yield StreamRetryEvent(attempt=state.attempt, error=str(classify(exc)))

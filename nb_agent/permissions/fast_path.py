@@ -12,13 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from nb_agent.permissions.paths import (
-    PathPattern,
-    anchor_directory,
-    candidate_paths,
-    parse_path_pattern,
-    relative_to,
-)
+from nb_agent.permissions.paths import PathPattern, anchor_directory, candidate_paths, parse_path_pattern, relative_to
 from nb_agent.permissions.read_plan import ReadVerdict, check_read_plan, rule_may_match_below
 from nb_agent.permissions.rules import PermissionRule, path_rule_matches
 from nb_agent.permissions.shell_rules import shell_allow_coverage

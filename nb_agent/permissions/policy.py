@@ -30,12 +30,7 @@ from nb_agent.permissions.rules import (
 )
 from nb_agent.permissions.settings import Settings
 from nb_agent.permissions.steps import PermissionCall, deny_rule
-from nb_agent.permissions.types import (
-    PERMISSION_MODES,
-    PermissionDecision,
-    PermissionMode,
-    PermissionPolicy,
-)
+from nb_agent.permissions.types import PERMISSION_MODES, PermissionDecision, PermissionMode, PermissionPolicy
 
 if TYPE_CHECKING:
     from nb_agent.tools.base import Tool, ToolUseContext
@@ -82,7 +77,8 @@ class RuleBasedPolicy(PermissionPolicy):
         self._home = home
         self._project_dir = project_dir or (settings.project_dir if settings else None)
         caller: list[PermissionRule] = []
-        for behavior, texts in (("allow", allow), ("deny", deny), ("ask", ask)):
+        given: tuple[tuple[RuleBehavior, Sequence[str]], ...] = (("allow", allow), ("deny", deny), ("ask", ask))
+        for behavior, texts in given:
             caller.extend(parse_rule(t, behavior=behavior, source="caller", root=self._project_dir) for t in texts)
         self._base_rules: tuple[PermissionRule, ...] = (*(settings.rules if settings else ()), *caller)
         self._session_rules: list[PermissionRule] = []

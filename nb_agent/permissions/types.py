@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from nb_agent.tools.base import Tool, ToolUseContext
@@ -48,10 +48,10 @@ class PermissionAsk:
     outside the working directories): a PreToolUse hook's "allow" does not skip them."""
 
 
-PermissionDecision = Union[PermissionAllow, PermissionDeny, PermissionAsk]
+PermissionDecision = PermissionAllow | PermissionDeny | PermissionAsk
 """What a rule engine, a tool's ``check_permissions`` or a hook decides."""
 
-PermissionResult = Union[PermissionAllow, PermissionDeny]
+PermissionResult = PermissionAllow | PermissionDeny
 """What the interactive callback must answer."""
 
 

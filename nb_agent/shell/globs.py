@@ -81,7 +81,10 @@ def _walk(prefix: str, segments: list[str], cwd: Path) -> Iterator[str]:
         yield prefix
         return
     segment, rest = segments[0], segments[1:]
-    joined = (lambda name: f"{prefix}{name}" if prefix.endswith("/") or not prefix else f"{prefix}/{name}")
+
+    def joined(name: str) -> str:
+        return f"{prefix}{name}" if prefix.endswith("/") or not prefix else f"{prefix}/{name}"
+
     if not has_glob(segment):
         name = unescape(segment)
         candidate = joined(name)

@@ -14,19 +14,12 @@ each reported as a problem, in :mod:`nb_agent.shell.parse_checks`.
 from __future__ import annotations
 
 import importlib.util
-
 import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from nb_agent.shell.parse_checks import skipped_escape_problems, token_problem
-from nb_agent.shell.parse_words import (
-    WORD_TYPES,
-    Word,
-    literal_word,
-    node_text,
-    word_from_node,
-)
+from nb_agent.shell.parse_words import WORD_TYPES, Word, literal_word, node_text, word_from_node
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

@@ -33,7 +33,16 @@ from nb_agent.shell.parse import Redirect
 from nb_agent.shell.parse_words import Word
 from nb_agent.shell.programs import ProgramSpec, program_spec
 from nb_agent.shell.read_plan import PathRead, ReadKind, ReadPlan
-from nb_agent.shell.read_words import Unknown, WordScope, add_cwds, add_word, expand_words, is_plain_tilde, resolve, word_texts
+from nb_agent.shell.read_words import (
+    Unknown,
+    WordScope,
+    add_cwds,
+    add_word,
+    expand_words,
+    is_plain_tilde,
+    resolve,
+    word_texts,
+)
 
 __all__ = ["bash_read_plan"]
 

@@ -104,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # small SSE writes must not wait for delayed ACKs
     server: _HTTPServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     # --- routing --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nb_agent.abort import AbortController
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.loop.query import query
 from nb_agent.loop.state import QueryDeps, QueryParams, Terminal
 from nb_agent.messages import UserMessage
@@ -24,7 +25,6 @@ from nb_agent.model.transport import ModelTransport
 from nb_agent.testing.script import Script, Turn
 from nb_agent.testing.scripted_model import ScriptedTransport
 from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
-from nb_agent.loop.pipeline import ToolRunDeps
 
 
 def tool_context(

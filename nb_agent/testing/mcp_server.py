@@ -45,14 +45,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool as ServerTool
-from mcp_types import (
-    CallToolResult,
-    EmbeddedResource,
-    ImageContent,
-    TextContent,
-    TextResourceContents,
-    ToolAnnotations,
-)
+from mcp_types import CallToolResult, EmbeddedResource, ImageContent, TextContent, TextResourceContents, ToolAnnotations
 
 MODULE = "nb_agent.testing.mcp_server"
 DEFAULT_NAME = "nbtest"
@@ -289,7 +282,7 @@ def http_server(*args: str, startup_timeout: float = 30.0) -> Iterator[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m nb_agent.testing.mcp_server", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m nb_agent.testing.mcp_server", description=(__doc__ or "").strip().split("\n")[0])
     parser.add_argument("--name", default=DEFAULT_NAME)
     parser.add_argument("--tools", type=int, default=None, help="number of generated tools")
     parser.add_argument("--catalog", type=Path, default=None, help="mcp_catalog.json to generate tools from")

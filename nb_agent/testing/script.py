@@ -77,7 +77,7 @@ def text(s: str) -> ContentBlock:
     return {"type": "text", "text": s}
 
 
-def tool_use(name: str, input: dict[str, Any], id: str | None = None) -> ContentBlock:  # noqa: A002
+def tool_use(name: str, input: dict[str, Any], id: str | None = None) -> ContentBlock:
     """A tool_use block; ``id`` defaults to a fresh unique ``toolu_01…`` id."""
     return {"type": "tool_use", "id": id or f"toolu_01{_random_suffix()}", "name": name, "input": input}
 
@@ -408,7 +408,7 @@ def as_script(script: Script | Iterable[Turn]) -> Script:
 # --- server-side web search blocks ------------------------------------------------------------
 
 
-def server_tool_use(query: str, id: str | None = None) -> ContentBlock:  # noqa: A002
+def server_tool_use(query: str, id: str | None = None) -> ContentBlock:
     """The ``server_tool_use`` block of a server-side web search."""
     return {"type": "server_tool_use", "id": id or f"srvtoolu_01{_random_suffix()}", "name": "web_search", "input": {"query": query}}
 

@@ -23,6 +23,7 @@ import anthropic
 from anthropic.types import Message, RawMessageStreamEvent
 from pydantic import TypeAdapter
 
+from nb_agent.model.sdk_http import sdk_http as _http
 from nb_agent.testing.script import (
     ERROR_STATUS,
     ErrorReply,
@@ -35,11 +36,6 @@ from nb_agent.testing.script import (
     plan_stream,
     reply_message,
 )
-
-try:  # anthropic >= 2 moved to httpx2; older releases use httpx
-    import httpx2 as _http
-except ImportError:  # pragma: no cover
-    import httpx as _http  # type: ignore[no-redef]
 
 _EVENT_ADAPTER: TypeAdapter[RawMessageStreamEvent] = TypeAdapter(RawMessageStreamEvent)
 

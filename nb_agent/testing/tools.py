@@ -66,7 +66,7 @@ class RecordingTool(Tool[RecordingInput]):
         self.name = name  # type: ignore[misc]
         self._safe = concurrency_safe
         self._read_only = read_only
-        self._interrupt = interrupt
+        self._interrupt: InterruptBehavior = interrupt
         if max_result_size_chars is not None:
             self.max_result_size_chars = max_result_size_chars  # type: ignore[misc]
         self.calls: list[CallRecord] = []
@@ -94,7 +94,7 @@ class RecordingTool(Tool[RecordingInput]):
             self._arrivals.notify_all()
             try:
                 await asyncio.wait_for(self._arrivals.wait_for(lambda: self._most_running >= count), MEET_TIMEOUT_S)
-            except asyncio.TimeoutError:  # noqa: UP041 - a distinct class on Python 3.10
+            except asyncio.TimeoutError:  # a distinct class on Python 3.10
                 return False
             return True
 

@@ -43,13 +43,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._answer({"path": self.path, "headers": dict(self.headers.items())})
 
-    def do_POST(self) -> None:  # noqa: N802 - http hooks POST their event (the body is recorded)
+    def do_POST(self) -> None:  # http hooks POST their event (the body is recorded)
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         self._answer({"path": self.path, "headers": dict(self.headers.items()), "method": "POST", "body": body})

@@ -90,7 +90,7 @@ class ToolUseContext:
     """The id of the tool_use being run (set by the pipeline for the call it makes)."""
 
     @property
-    def abort_signal(self):  # noqa: ANN201 - AbortSignal; kept short for tool authors
+    def abort_signal(self):  # AbortSignal; kept short for tool authors
         return self.abort_controller.signal
 
     @property
@@ -181,21 +181,23 @@ class Tool(ABC, Generic[InputT]):
         made again only when the name or the description changed. The same dict is returned
         each time: do not change it."""
         name, description = self.name, self.prompt()
-        memo = self.__dict__.get("_definition_memo")
+        memos = vars(self)  # pyright reads ``self.__dict__`` here as a read-only mapping
+        memo = memos.get("_definition_memo")
         if memo is not None and memo["name"] == name and memo["description"] == description:
             return memo
-        schema = self.__dict__.get("_schema_memo")
+        schema = memos.get("_schema_memo")
         if schema is None:
-            schema = self.__dict__["_schema_memo"] = self.input_json_schema()
-        memo = self.__dict__["_definition_memo"] = {"name": name, "description": description, "input_schema": schema}
+            schema = memos["_schema_memo"] = self.input_json_schema()
+        memo = memos["_definition_memo"] = {"name": name, "description": description, "input_schema": schema}
         return memo
 
     def deferred_definition(self) -> dict[str, Any]:
         """:meth:`to_api_definition` marked ``defer_loading`` (memoised alike)."""
         base = self.to_api_definition()
-        memo = self.__dict__.get("_deferred_memo")
+        memos = vars(self)
+        memo = memos.get("_deferred_memo")
         if memo is None or memo[0] is not base:
-            memo = self.__dict__["_deferred_memo"] = (base, {**base, "defer_loading": True})
+            memo = memos["_deferred_memo"] = (base, {**base, "defer_loading": True})
         return memo[1]
 
     # --- behaviour flags (take the validated input) ------------------------------------

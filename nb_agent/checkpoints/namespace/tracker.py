@@ -23,8 +23,9 @@ from typing import Any
 from nb_agent.checkpoints.memory import default_memory_budget
 from nb_agent.checkpoints.namespace import lines as describe
 from nb_agent.checkpoints.namespace.code_scan import CodeScan
-from nb_agent.checkpoints.namespace.records import ABSENT, CallRecord, Held, NameChange, Proof
+from nb_agent.checkpoints.namespace.records import ABSENT, CallRecord, ChangeKind, Held, NameChange, Proof
 from nb_agent.objects import ObjectKind, human_bytes, kind_of
+from nb_agent.objects.kinds import ChangeTest
 
 SMALL_COPY_BYTES = 256 * 1024
 """An array or container this small is copied even when the code does not point at it..."""
@@ -204,9 +205,10 @@ class NamespaceTracker:
             held.lost = pending.uncovered[name]
         return NameChange(name=name, change=verdict, before=held)
 
-    def _in_place(self, pending: PendingCall, name: str, value: Any, held: Held) -> str | None:
+    def _in_place(self, pending: PendingCall, name: str, value: Any, held: Held) -> ChangeKind | None:
         kind = kind_of(value)
         if held.has_snapshot:
+            verdict: ChangeTest
             try:
                 verdict = kind.compare(value, held.snapshot)
             except Exception:  # noqa: BLE001 - a comparison that fails tells nothing

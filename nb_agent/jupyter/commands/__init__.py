@@ -15,7 +15,17 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from nb_agent.jupyter.commands import agents, cassette, conversation, knowledge, mcp, report, reproduce, rewind, settings
+from nb_agent.jupyter.commands import (
+    agents,
+    cassette,
+    conversation,
+    knowledge,
+    mcp,
+    report,
+    reproduce,
+    rewind,
+    settings,
+)
 from nb_agent.jupyter.options import PERMISSION_MODES, OptionsError
 
 if TYPE_CHECKING:

@@ -46,7 +46,8 @@ def remember(session: KernelAgentSession, arg: str | None) -> None:
     """``%agent remember --project|--local|--user TEXT``: one line into that file; the next
     cell's requests carry it."""
     from nb_agent.errors import ConfigurationError
-    from nb_agent.memory.remember import MEMORY_TARGETS, remember as add_memory
+    from nb_agent.memory.remember import MEMORY_TARGETS
+    from nb_agent.memory.remember import remember as add_memory
     from nb_agent.permissions.paths import home_directory
 
     where, _, text = (arg or "").partition(" ")
@@ -56,7 +57,7 @@ def remember(session: KernelAgentSession, arg: str | None) -> None:
         return
     engine = session.ensure_engine()
     try:
-        path = add_memory(text, target, cwd=engine.config.cwd, home=home_directory())  # type: ignore[arg-type]
+        path = add_memory(text, target, cwd=engine.config.cwd, home=home_directory())
     except (ConfigurationError, OSError) as exc:
         print(f"Not remembered: {exc}")
         return

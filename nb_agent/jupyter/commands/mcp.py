@@ -45,9 +45,9 @@ async def mcp(session: KernelAgentSession, arg: str | None) -> None:
     from nb_agent.errors import NbAgentError
 
     engine = session.ensure_engine()
-    pool = getattr(engine, "tool_pool", None)
+    pool = engine.tool_pool
     manager = getattr(pool, "mcp", None)
-    if manager is None:
+    if pool is None or manager is None:
         print("MCP is not available in this session (the mcp package is not installed).")
         return
     try:

@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nb_agent.errors import ToolError
-from nb_agent.jupyter.live.protocol import DeleteOp, EditOp, InsertOp, LiveCell, MoveOp, ReplaceOp, SetOutputsOp, Snapshot
+from nb_agent.jupyter.live.protocol import (
+    DeleteOp,
+    EditOp,
+    InsertOp,
+    LiveCell,
+    MoveOp,
+    ReplaceOp,
+    SetOutputsOp,
+    Snapshot,
+)
 
 _INDEX_ID = re.compile(r"^cell-(\d+)$")
 

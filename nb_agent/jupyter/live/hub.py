@@ -88,7 +88,7 @@ class LiveHub:
         try:
             hello = create_comm(target_name=HELLO_TARGET_NAME, data={"protocol": PROTOCOL_VERSION})
             hello.close()
-        except Exception:  # noqa: BLE001 - no frontend to greet (a terminal): nothing to do
+        except Exception:  # no frontend to greet (a terminal): nothing to do
             log.debug("hello comm failed", exc_info=True)
 
     def unregister(self) -> None:
@@ -188,7 +188,7 @@ class LiveHub:
         if not found:
             return None
         found.sort(key=lambda pair: pair[0].snapshot_at)
-        return found[-1]  # type: ignore[return-value]
+        return found[-1]
 
     def _shows(self, cell_id: str) -> bool:
         """Whether a connected page's latest snapshot has the cell."""

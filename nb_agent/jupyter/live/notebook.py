@@ -135,7 +135,7 @@ class LiveNotebook:
             return
         try:
             run.finish()
-        except Exception:  # noqa: BLE001 - the page may be gone
+        except Exception:  # the page may be gone
             log.debug("ending the live run failed", exc_info=True)
         self.last = run
         self._left = run.document

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nb_agent.errors import ToolError
+from nb_agent.jupyter.live.address import NotebookAddress
 from nb_agent.jupyter.live.changes import WHILE_WORKING, light_copy, notebook_changes, reverted_note
 from nb_agent.jupyter.live.document import (
     LiveDocument,
@@ -24,9 +25,18 @@ from nb_agent.jupyter.live.document import (
     not_read_message,
     running_message,
 )
-from nb_agent.jupyter.live.address import NotebookAddress
 from nb_agent.jupyter.live.hub import LiveChannel, LiveHub
-from nb_agent.jupyter.live.protocol import Ack, DeleteOp, EditMessage, EditOp, InsertOp, MoveOp, NewCell, ReplaceOp, Snapshot
+from nb_agent.jupyter.live.protocol import (
+    Ack,
+    DeleteOp,
+    EditMessage,
+    EditOp,
+    InsertOp,
+    MoveOp,
+    NewCell,
+    ReplaceOp,
+    Snapshot,
+)
 from nb_agent.tools.files.change_preview import CellChange, cell_change
 
 ACK_TIMEOUT_S = 2.0

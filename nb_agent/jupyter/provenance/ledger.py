@@ -70,7 +70,7 @@ class CellLedger:
         if isinstance(parsed, str) and len(parsed) <= MAX_READ_AHEAD_CHARS:
             try:
                 code_names(parsed.rstrip("\n"))  # as the history keeps it: the note finds it cached
-            except Exception:  # noqa: BLE001 - never disturb the user's cell
+            except Exception:
                 log.debug("reading an input's names failed", exc_info=True)
 
     def covers(self, count: int) -> bool:

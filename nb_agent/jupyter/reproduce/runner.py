@@ -62,7 +62,7 @@ def _kernel_spec(folder: Path) -> Any:
 async def run(job: dict[str, Any]) -> dict[str, Any]:
     """Run the job's cells; a cell past the time limit stops the run (the later cells are
     reported as not run)."""
-    from jupyter_client import AsyncKernelManager
+    from jupyter_client.manager import AsyncKernelManager
 
     started = time.monotonic()
     deadline = started + float(job["timeout"])

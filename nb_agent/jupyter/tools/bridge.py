@@ -78,7 +78,7 @@ class NamespaceWatch:
 
         try:
             return cls(bridge, tracker.begin_call(user_variables(bridge.shell), scan_code(tree)))
-        except Exception:  # noqa: BLE001 - no checkpoint for this call, the code still runs
+        except Exception:  # no checkpoint for this call, the code still runs
             log.warning("namespace checkpoint failed", exc_info=True)
             return cls(bridge, None)
 
@@ -89,7 +89,7 @@ class NamespaceWatch:
 
         try:
             record = self.bridge.namespace.end_call(self.pending, user_variables(self.bridge.shell))
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.warning("namespace comparison failed", exc_info=True)
             return []
         finally:

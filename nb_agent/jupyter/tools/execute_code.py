@@ -35,10 +35,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import AbortError
+from nb_agent.jupyter.tools.bridge import KernelBridge
 from nb_agent.messages import INTERRUPT_MESSAGE, ContentBlock
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 from nb_agent.tools.files.media import fit_figure, image_block
-from nb_agent.jupyter.tools.bridge import KernelBridge
 
 MAX_STREAM_CHARS = 20_000
 """stdout and stderr are each cut to this many characters (head and tail kept)."""
@@ -126,7 +126,7 @@ class _LiveStream(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text: str) -> int:
         if not isinstance(text, str):
             text = str(text)
         with self._lock:
@@ -141,7 +141,7 @@ class _LiveStream(io.TextIOBase):
         return False
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:
         return "utf-8"
 
     def getvalue(self) -> str:
@@ -189,7 +189,7 @@ def _redirected(shell: Any, capture: _Capture):
     from IPython.core.displaypub import CapturingDisplayPublisher
 
     saved = sys.stdout, sys.stderr, getattr(shell, "display_pub", None)
-    sys.stdout, sys.stderr = capture.stdout, capture.stderr  # type: ignore[assignment]
+    sys.stdout, sys.stderr = capture.stdout, capture.stderr
     publisher = CapturingDisplayPublisher()
     if saved[2] is not None:
         shell.display_pub = publisher
@@ -353,7 +353,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
     def user_facing_name(self, input: ExecuteCodeInput | None = None) -> str:
         return "Python"
 
-    def interrupt_behavior(self) -> str:  # type: ignore[override]
+    def interrupt_behavior(self) -> str:
         return "cancel"
 
     async def call(self, input: ExecuteCodeInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:

@@ -185,7 +185,7 @@ class InspectVariables(Tool[InspectVariablesInput]):
     def is_concurrency_safe(self, input: InspectVariablesInput) -> bool:
         return True
 
-    def interrupt_behavior(self) -> str:  # type: ignore[override]
+    def interrupt_behavior(self) -> str:
         return "cancel"
 
     async def call(self, input: InspectVariablesInput, ctx: ToolUseContext, on_progress: ProgressCallback) -> ToolResult:

@@ -26,9 +26,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nb_agent.errors import ToolError
-from nb_agent.tools.base import FileState, ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
 from nb_agent.jupyter.tools.bridge import KernelBridge
 from nb_agent.jupyter.tools.notebook_change import notebook_change
+from nb_agent.tools.base import (
+    FileState,
+    ProgressCallback,
+    Tool,
+    ToolResult,
+    ToolSession,
+    ToolUseContext,
+    ValidationResult,
+)
 from nb_agent.tools.files.change_preview import CellChange
 
 _INDEX_ID = re.compile(r"^cell-(\d+)$")

@@ -115,7 +115,7 @@ class WidgetAgentView:
 
         from nb_agent.jupyter.kernel_restart import LIVE_VIEW_TEXT
 
-        bundle = {**self.root._repr_mimebundle_(), "text/plain": LIVE_VIEW_TEXT}  # not VBox(children=(HTML(...
+        bundle = {**(self.root._repr_mimebundle_() or {}), "text/plain": LIVE_VIEW_TEXT}  # not VBox(children=(HTML(...
         self.handle = display(bundle, raw=True, display_id=True)
 
     def finish(self, bundle: dict[str, Any]) -> None:
@@ -312,7 +312,7 @@ class WidgetAgentView:
             self.scheduler.budget.spend(row.disable())
 
     # --- the folder-trust question -------------------------------------------------------
-    def show_trust_question(self, notice: Notice, deliver: Callable[[bool], None]) -> TrustRow:
+    def show_trust_question(self, notice: Notice, deliver: Callable[[bool], object]) -> TrustRow:
         """Put the Trust / Don't trust buttons under ``notice`` (already in the state)."""
         self.flush_now()  # the notice's widget exists from here on
         widgets = self._widgets[notice.key]

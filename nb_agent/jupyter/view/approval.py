@@ -85,7 +85,7 @@ class ApprovalRow:
         self.rule = w.HTML(value=el("span", rule_text, style=theme.small(theme.MUTED)), layout=layout, style=html_style)
         self.feedback = TypedText(placeholder=FEEDBACK_PLACEHOLDER, shared=shared)
         for answer, button in self.buttons.items():
-            button.on_click(lambda _button, answer=answer: self._clicked(answer))
+            button.on_click(self._click_handler(answer))
         self.feedback.on_submit(lambda: self._clicked("deny") if self.feedback.value.strip() else None)
         self.box = w.HBox(
             [self.buttons["allow"], self.buttons["always_allow"], self.rule, self.buttons["deny"], self.feedback.widget],
@@ -98,6 +98,9 @@ class ApprovalRow:
 
     WIDGETS = 6
     """Widgets the row is made of (its styles and layouts are shared)."""
+
+    def _click_handler(self, answer: Answer) -> Callable[[Any], None]:
+        return lambda _button: self._clicked(answer)
 
     def _clicked(self, answer: Answer) -> None:  # on any thread
         with self._lock:

@@ -65,8 +65,10 @@ class BackgroundAgentCard:
         if self._pending is not None:
             self._pending.cancel()
             self._pending = None
+        if self.handle is None:  # no IPython display here: nothing to update
+            return
         try:
             self.handle.update(self.bundle(), raw=True)
             self.updates += 1
-        except Exception:  # noqa: BLE001 - the agent goes on even if its card cannot be drawn
+        except Exception:  # the agent goes on even if its card cannot be drawn
             log.debug("background card update failed", exc_info=True)

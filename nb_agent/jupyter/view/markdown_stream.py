@@ -97,10 +97,11 @@ class MarkdownStream:
     def html(self) -> Html:
         """The HTML of the text so far (cached stable prefix + freshly rendered tail)."""
         if self._final is not None:
-            if self._final_html is None:
-                self._final_html = self._render(self._final)
+            final_html = self._final_html
+            if final_html is None:
+                final_html = self._final_html = self._render(self._final)
                 self.renders += 1
-            return self._final_html
+            return final_html
         stable, tail = self.parts()
         return join([*stable, tail])
 

@@ -41,7 +41,7 @@ class PlanForm:
         }
         self.feedback = TypedText(placeholder=FEEDBACK_PLACEHOLDER, shared=shared)
         for decision, button in self.buttons.items():
-            button.on_click(lambda _b, decision=decision: self._clicked(decision))
+            button.on_click(self._click_handler(decision))
         self.feedback.on_submit(lambda: self._clicked("keep") if self.feedback.value.strip() else None)
         self.row = w.HBox([*self.buttons.values(), self.feedback.widget], layout=shared["row_layout"])
         self.box = w.VBox([self.plan, self.row], layout=shared["layout"])
@@ -53,6 +53,9 @@ class PlanForm:
     @property
     def answered(self) -> bool:
         return self._once.answered
+
+    def _click_handler(self, decision: PlanDecision) -> Callable[[Any], None]:
+        return lambda _button: self._clicked(decision)
 
     def _clicked(self, decision: PlanDecision) -> None:  # on any thread
         if self._once.claim():

@@ -245,8 +245,7 @@ class RunState:
         elif kind == "content_block_start":
             block = event.content_block
             if block.type in ("text", "thinking"):
-                item: Item = TextBlock(kind=block.type)
-                self._open[event.index] = self._add(item)
+                self._open[event.index] = self._add(TextBlock(kind=block.type))
             elif block.type == "tool_use":
                 card = self._cards.get(block.id) or self._add(ToolCall(tool_use_id=block.id, name=block.name))
                 self._open[event.index] = card

@@ -44,7 +44,7 @@ class TrustRow:
 
     WIDGETS = 3
 
-    def __init__(self, *, on_answer: Callable[[bool], None], shared: dict[str, Any]) -> None:
+    def __init__(self, *, on_answer: Callable[[bool], object], shared: dict[str, Any]) -> None:
         import ipywidgets as w
 
         self._on_answer = on_answer

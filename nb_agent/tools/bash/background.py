@@ -16,8 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nb_agent.shell.parse import parser_unavailable_reason
 from nb_agent.errors import ToolError
+from nb_agent.shell.parse import parser_unavailable_reason
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
 from nb_agent.tools.bash import output_cap
 from nb_agent.tools.bash.shell import RunningCommand, read_output_slice
@@ -198,7 +198,7 @@ class BashOutputTool(Tool[BashOutputInput]):
             raise ToolError(f"No shell found with ID: {input.bash_id}")
         pattern = re.compile(input.filter) if input.filter is not None else None
         status, exit_code = shell.status, shell.exit_code  # before reading: output is complete if done
-        output = shell.read_new_output(pattern=pattern, max_chars=self.max_result_size_chars - _NOTES_RESERVE_CHARS)
+        output = shell.read_new_output(pattern=pattern, max_chars=int(self.max_result_size_chars) - _NOTES_RESERVE_CHARS)
         parts = [f"<shell_id>{shell.id}</shell_id>", f"<status>{status}</status>"]
         if exit_code is not None:
             parts.append(f"<exit_code>{exit_code}</exit_code>")

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from nb_agent.executables import search_path, which
 from nb_agent.abort import AbortSignal
-from nb_agent.tools.bash import output_cap
+from nb_agent.executables import search_path, which
 from nb_agent.tools.base import ProgressCallback
+from nb_agent.tools.bash import output_cap
 
 WaitOutcome = Literal["exited", "timed_out", "aborted"]
 CommandWrapper = Callable[..., tuple[list[str], dict[str, str]]]
@@ -247,7 +247,7 @@ def start_command(
     _reap_finished()
     fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
     try:
-        process = subprocess.Popen(  # noqa: S603 - running the model's command is the point
+        process = subprocess.Popen(  # running the model's command is the point
             argv,
             cwd=cwd,
             env=full_env,
@@ -260,8 +260,9 @@ def start_command(
         )
     finally:
         os.close(fd)
-        if hasattr(wrapper, "started"):
-            wrapper.started()
+        started = getattr(wrapper, "started", None)
+        if started is not None:
+            started()
     running = RunningCommand(
         command=command, process=process, output_path=output_path, cwd_path=cwd_path, sandboxed=wrapper is not None
     )

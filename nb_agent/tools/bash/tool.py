@@ -60,7 +60,7 @@ class BashInput(BaseModel):
         default=False,
         description="Set to true to run this command in the background. Use BashOutput to read the output later.",
     )
-    dangerouslyDisableSandbox: bool = Field(  # noqa: N815 - Claude Code's name
+    dangerouslyDisableSandbox: bool = Field(  # Claude Code's name
         default=False,
         description=(
             "Set to true to run this command outside the sandbox. Only after a command failed because of the "
@@ -244,7 +244,7 @@ def sandbox_runtime(ctx: ToolUseContext) -> SandboxRuntime:
     return runtime
 
 
-def _wrapper(runtime: SandboxRuntime, decision: SandboxDecision, ctx: ToolUseContext):  # noqa: ANN202
+def _wrapper(runtime: SandboxRuntime, decision: SandboxDecision, ctx: ToolUseContext):
     if not decision.sandboxed:
         return None
     return command_wrapper(runtime, additional_directories=ctx.session.additional_directories)

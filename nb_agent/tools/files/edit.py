@@ -16,14 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.messages import ContentBlock
-from nb_agent.tools.base import (
-    ProgressCallback,
-    Tool,
-    ToolResult,
-    ToolSession,
-    ToolUseContext,
-    ValidationResult,
-)
+from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
 from nb_agent.tools.files.change_preview import FileChange, file_change, unified_diff
 from nb_agent.tools.files.edit_validation import EditPlan, plan_edit
 from nb_agent.tools.files.encoding import display_text, split_lines, write_text_file

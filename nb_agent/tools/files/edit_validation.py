@@ -19,12 +19,7 @@ from pathlib import Path
 
 from nb_agent.errors import ToolError
 from nb_agent.tools.base import ToolSession
-from nb_agent.tools.files.encoding import (
-    DEFAULT_FORMAT,
-    DecodedText,
-    TextFormat,
-    read_text_file,
-)
+from nb_agent.tools.files.encoding import DEFAULT_FORMAT, DecodedText, TextFormat, read_text_file
 from nb_agent.tools.files.freshness import staleness_error
 from nb_agent.tools.files.matching import find_edit_match
 from nb_agent.tools.files.paths import expand_path, missing_file_message, stat_regular_file, state_key

@@ -17,13 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.messages import ContentBlock
-from nb_agent.tools.base import (
-    ProgressCallback,
-    Tool,
-    ToolResult,
-    ToolUseContext,
-    ValidationResult,
-)
+from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext, ValidationResult
 from nb_agent.tools.files.paths import PathInput, denied_read_globs, expand_path, rule_path
 from nb_agent.tools.files.recency import RecencyCollector
 from nb_agent.tools.files.ripgrep import VCS_DIRECTORIES, run_rg

@@ -7,21 +7,15 @@ and lines are capped at 500 columns. ``files_with_matches`` lists the newest fil
 from __future__ import annotations
 
 import os
-from pathlib import Path
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.messages import ContentBlock
-from nb_agent.tools.base import (
-    ProgressCallback,
-    Tool,
-    ToolResult,
-    ToolUseContext,
-    ValidationResult,
-)
+from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext, ValidationResult
 from nb_agent.tools.files.paths import PathInput, denied_read_globs, expand_path, rule_path
 from nb_agent.tools.files.recency import RecencyCollector
 from nb_agent.tools.files.ripgrep import VCS_DIRECTORIES, RgOutput, run_rg

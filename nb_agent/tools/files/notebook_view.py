@@ -32,7 +32,7 @@ def parse_notebook(raw: str) -> dict[str, Any]:
     if nbformat is not None:
         try:
             return dict(nbformat.reads(raw, as_version=4))
-        except Exception:
+        except Exception:  # noqa: BLE001 - nbformat could not read it: read the JSON below
             pass
     try:
         data = json.loads(raw)

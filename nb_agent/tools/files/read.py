@@ -18,14 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.messages import ContentBlock
-from nb_agent.tools.base import (
-    FileState,
-    ProgressCallback,
-    Tool,
-    ToolResult,
-    ToolUseContext,
-    ValidationResult,
-)
+from nb_agent.tools.base import FileState, ProgressCallback, Tool, ToolResult, ToolUseContext, ValidationResult
 from nb_agent.tools.files.encoding import decode_bytes, display_text, iter_lines
 from nb_agent.tools.files.media import (
     BINARY_EXTENSIONS,
@@ -39,13 +32,7 @@ from nb_agent.tools.files.media import (
     looks_binary,
 )
 from nb_agent.tools.files.notebook_view import render_notebook
-from nb_agent.tools.files.paths import (
-    PathInput,
-    expand_path,
-    missing_file_message,
-    rule_path,
-    state_key,
-)
+from nb_agent.tools.files.paths import PathInput, expand_path, missing_file_message, rule_path, state_key
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_CHARS = 2000

@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from nb_agent.executables import which
 from nb_agent.abort import AbortSignal
 from nb_agent.errors import AbortError, ToolError
+from nb_agent.executables import which
 
 RG_NAME = "rg.exe" if os.name == "nt" else "rg"
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -65,7 +65,7 @@ def _candidates() -> list[Path]:
     found: list[Path] = []
     try:
         dist = importlib.metadata.distribution("ripgrep")
-        found += [Path(dist.locate_file(f)).resolve() for f in dist.files or () if f.name == RG_NAME]
+        found += [Path(str(dist.locate_file(f))).resolve() for f in dist.files or () if f.name == RG_NAME]
     except importlib.metadata.PackageNotFoundError:
         pass
     scripts = sysconfig.get_path("scripts")

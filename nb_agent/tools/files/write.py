@@ -18,35 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import ToolError
 from nb_agent.messages import ContentBlock
-from nb_agent.tools.base import (
-    ProgressCallback,
-    Tool,
-    ToolResult,
-    ToolSession,
-    ToolUseContext,
-    ValidationResult,
-)
-from nb_agent.tools.files.encoding import (
-    DEFAULT_FORMAT,
-    DecodedText,
-    TextFormat,
-    read_text_file,
-    write_text_file,
-)
+from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolSession, ToolUseContext, ValidationResult
 from nb_agent.tools.files.change_preview import FileChange, file_change, unified_diff
-from nb_agent.tools.files.freshness import (
-    NOT_READ_MESSAGE,
-    record_file_state,
-    staleness_error,
-)
-from nb_agent.tools.files.paths import (
-    PathInput,
-    expand_path,
-    is_unc_path,
-    rule_path,
-    stat_regular_file,
-    state_key,
-)
+from nb_agent.tools.files.encoding import DEFAULT_FORMAT, DecodedText, TextFormat, read_text_file, write_text_file
+from nb_agent.tools.files.freshness import NOT_READ_MESSAGE, record_file_state, staleness_error
+from nb_agent.tools.files.paths import PathInput, expand_path, is_unc_path, rule_path, stat_regular_file, state_key
 
 
 class WriteInput(PathInput):

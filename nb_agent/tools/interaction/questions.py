@@ -48,7 +48,7 @@ class Question(BaseModel):
         min_length=1, max_length=MAX_HEADER_CHARS, description="Very short label displayed as a chip/tag (max 12 chars)"
     )
     options: list[QuestionOption] = Field(min_length=2, max_length=4, description="The available choices (2-4)")
-    multiSelect: bool = Field(  # noqa: N815 - Claude Code's field name
+    multiSelect: bool = Field(  # Claude Code's field name
         default=False, description="Set to true to allow the user to select multiple options"
     )
 

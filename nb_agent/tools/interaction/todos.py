@@ -50,7 +50,7 @@ class TodoItem(BaseModel):
 
     content: str = Field(min_length=1)
     status: TodoStatus
-    activeForm: str = Field(min_length=1)  # noqa: N815 - Claude Code's field name
+    activeForm: str = Field(min_length=1)  # Claude Code's field name
 
 
 class TodoWriteInput(BaseModel):

@@ -69,7 +69,7 @@ def _probe_plan(tmp: Path) -> SandboxPlan:
 def _run_probe(argv: list[str]) -> str | None:
     """None when the probe ran; otherwise the error."""
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)  # noqa: S603
+        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{type(exc).__name__}: {exc}"
     if done.returncode != 0:
@@ -107,7 +107,7 @@ def _probe_seatbelt() -> SandboxAvailability:
 
 def _version(argv: list[str]) -> str:
     try:
-        out = subprocess.run(argv, capture_output=True, timeout=5, check=False).stdout  # noqa: S603
+        out = subprocess.run(argv, capture_output=True, timeout=5, check=False).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
     return out.decode("utf-8", "replace").strip().removeprefix("bubblewrap ").strip()

@@ -29,10 +29,10 @@ from pathlib import Path
 from nb_agent.tools.bash.sandbox.availability import SandboxAvailability, probe_availability
 from nb_agent.tools.bash.sandbox.bwrap import bwrap_command
 from nb_agent.tools.bash.sandbox.guard import quarantine_created
+from nb_agent.tools.bash.sandbox.imports import import_read_only, undo_new_importables
 from nb_agent.tools.bash.sandbox.plan import NetworkMode, ProxyEndpoint, SandboxPlan
 from nb_agent.tools.bash.sandbox.proxy import DomainProxy
 from nb_agent.tools.bash.sandbox.seatbelt import seatbelt_command
-from nb_agent.tools.bash.sandbox.imports import import_read_only, undo_new_importables
 from nb_agent.tools.bash.sandbox.seccomp import filter_fd, unix_socket_filter
 from nb_agent.tools.bash.sandbox.secrets import home_view, protected_candidates, scrub_environment, secret_paths
 from nb_agent.tools.bash.sandbox.settings import SandboxSettings
@@ -75,7 +75,7 @@ class SandboxRuntime:
         self._tmp: Path | None = None
         self._proxy: DomainProxy | None = None
         self._paths_cache: tuple[tuple[Path, ...], float, tuple[tuple[Path, ...], ...]] | None = None
-        self._home: dict[str, object] = {}
+        self._home: tuple[Path | None, tuple[Path, ...]] = (None, ())
         """The plan's home view, looked up with the paths (see :func:`.secrets.home_view`)."""
         self._lock = threading.Lock()
         self.unavailable_reported = False
@@ -183,7 +183,8 @@ class SandboxRuntime:
             cwd=Path(os.path.realpath(cwd)),
             writable=writable,
             pinned=tuple(w / ".git" for w in writable if (w / ".git").is_dir()),
-            **self._home,
+            home=self._home[0],
+            home_visible=self._home[1],
             read_only=tuple(dict.fromkeys((*read_only, *imports_read_only))),
             import_snapshot=imports,
             hidden=hidden,
@@ -296,9 +297,10 @@ class SandboxRuntime:
         return lines
 
 
-def _home_fields(home: Path, writable: list[Path]) -> dict[str, object]:
+def _home_fields(home: Path, writable: list[Path]) -> tuple[Path | None, tuple[Path, ...]]:
+    """The home folder and what of it the sandbox shows (none: the home is not narrowed)."""
     visible = home_view(home, writable)
-    return {} if visible is None else {"home": Path(os.path.realpath(home)), "home_visible": visible}
+    return (None, ()) if visible is None else (Path(os.path.realpath(home)), visible)
 
 
 def _words(command: str) -> list[str]:
@@ -320,7 +322,7 @@ def _real_paths(paths: Sequence[Path]) -> list[Path]:
     return list(seen)
 
 
-class command_wrapper:  # noqa: N801 - used like a function: command_wrapper(runtime, ...)
+class command_wrapper:  # used like a function: command_wrapper(runtime, ...)
     """A :data:`~nb_agent.tools.bash.shell.CommandWrapper` that runs one shell in ``runtime``'s
     sandbox; ``after_exit`` moves aside protected paths the command created."""
 

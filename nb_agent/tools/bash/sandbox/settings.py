@@ -20,7 +20,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nb_agent.permissions.settings import SettingsSource
 
 __all__ = ["NetworkSettings", "SandboxSettings", "merge_sandbox_settings", "resolve_sandbox_path"]
 
@@ -75,7 +78,7 @@ def resolve_sandbox_path(text: str, *, project_dir: Path, home: Path) -> Path:
 
 
 def merge_sandbox_settings(
-    sections: Mapping[str, Any],
+    sections: Mapping[SettingsSource, Any],
     *,
     project_dir: Path,
     home: Path,
@@ -110,7 +113,7 @@ def merge_sandbox_settings(
 
 
 def _project_enabled_sandbox_asks(
-    merged: SandboxSettings, sections: Mapping[str, Any], *, trusted_sources: frozenset[str], warnings: list[str]
+    merged: SandboxSettings, sections: Mapping[SettingsSource, Any], *, trusted_sources: frozenset[str], warnings: list[str]
 ) -> SandboxSettings:
     """A sandbox only a project file turned on does not make commands run unasked.
 
@@ -120,9 +123,9 @@ def _project_enabled_sandbox_asks(
     file to enable the sandbox or to say ``autoAllowBashIfSandboxed: true``."""
     if not merged.enabled or not merged.auto_allow_bash_if_sandboxed:
         return merged
-    for source in trusted_sources:
-        raw = sections.get(source)
-        if isinstance(raw, dict) and (raw.get("enabled") is True or raw.get("autoAllowBashIfSandboxed") is True):
+    for source, raw in sections.items():
+        trusted = source in trusted_sources
+        if trusted and isinstance(raw, dict) and (raw.get("enabled") is True or raw.get("autoAllowBashIfSandboxed") is True):
             return merged
     warnings.append(
         "project settings turn the sandbox on: sandboxed commands still ask (only your user settings can let them "
