@@ -5,13 +5,16 @@ level: a function's or a lambda's body runs later, a comprehension's own variabl
 own) are checked against what the cells above and the statements before it bound, then
 the statement's own bindings are added. A name read before any cell binds it is either
 bound by a cell below (the notebook only works when run out of order) or by no cell at all
-(it exists only in a kernel that ran code since deleted: hidden state).
+(it exists only in a kernel that ran code since deleted: hidden state). A ``%%time``-like
+cell is read as its body; code that binds names its text does not show (``%run``, ``exec``,
+a star import) ends the reading: any name may come from it.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -132,19 +135,32 @@ class _CellReader:
             self.bound |= bindings(node)
 
 
+PYTHON_BODY_MAGICS = frozenset({"time", "timeit", "prun", "capture"})
+"""Cell magics whose body is the cell's Python, run in the namespace (``%%time``)."""
+UNSEEN_BINDINGS = re.compile(r"^[ \t]*%(?:run|store)\b|\b(?:exec|globals|vars|locals)\s*\(", re.MULTILINE)
+"""Code that binds names its text does not show (``%run``, ``%store -r``, ``exec``,
+``globals()[...] =``)."""
+
+
+def _cell_python(source: str) -> str:
+    """The Python a cell runs in the namespace: a ``%%time``-like cell's body."""
+    first, _, body = source.lstrip().partition("\n")
+    words = first[2:].split() if first.startswith("%%") else []
+    return _cell_python(body) if words and words[0] in PYTHON_BODY_MAGICS else source
+
+
 def names_used_early(cells: Sequence[tuple[int, str, str]], *, limit: int = 50) -> list[EarlyUse]:
     """``cells``: (position, id, source) of the code cells to run, in order. The first
     ``limit`` names read before the cells above (and the cell's earlier statements) bind them."""
+    sources = [(position, cell_id, _cell_python(source)) for position, cell_id, source in cells]
     trees: list[tuple[int, str, ast.Module | None]] = []
-    star_import = False
-    for position, cell_id, source in cells:
+    for position, cell_id, source in sources:
         names = cell_code_names(source)
-        star_import = star_import or names.star_import
+        if names.star_import or UNSEEN_BINDINGS.search(source):  # any name may come from it: nothing can be said
+            return []
         trees.append((position, cell_id, _parse(source) if names.parsed else None))
-    if star_import:  # any name may come from it: nothing can be said
-        return []
     binders: dict[str, tuple[int, str]] = {}
-    for position, cell_id, source in cells:
+    for position, cell_id, source in sources:
         for name in cell_code_names(source).bound:
             binders.setdefault(name, (position, cell_id))
     bound: set[str] = set()

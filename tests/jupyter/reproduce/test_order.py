@@ -43,3 +43,15 @@ def test_a_star_import_makes_every_name_possible():
 
 def test_magics_are_read_after_ipythons_transformations():
     assert early("%matplotlib inline\nvalue = 1", "!echo hi\nprint(value, missing)") == [("missing", 2, None)]
+
+
+def test_a_timed_cells_body_is_its_code():
+    assert early("%%time\nframe = load()\n", "frame.head()") == [("load", 1, None)]
+    assert early("%%timeit -n 1\nvalue = 1", "print(value)") == []
+
+
+def test_code_that_binds_names_it_does_not_show_makes_every_name_possible():
+    assert early("%run setup.py", "print(config)") == []
+    assert early("%store -r config", "print(config)") == []
+    assert early("globals()['config'] = 1", "print(config)") == []
+    assert early("exec('config = 1')", "print(config)") == []
