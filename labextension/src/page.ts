@@ -9,6 +9,7 @@ import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services'
 import { applyEdit, revealCell, revertEdits } from './edits';
 import { EDITS_MIME, EditsCard } from './editsCard';
 import { REWIND_MIME, RewindCard } from './rewindCard';
+import { showRunView } from './runView';
 import { takeSnapshot } from './snapshot';
 
 export const TARGET_NAME = 'nb_agent.live';
@@ -36,6 +37,8 @@ export class LivePage {
   /** The edits cards rendered in this page (refreshed when the kernel's rewind reverts). */
   readonly cards = new Set<EditsCard>();
   private replies = new Map<string, (reply: JSONObject) => void>();
+  /** `run_view` messages that changed a cell here (`live` or `ended`), for the browser tests. */
+  readonly runViews: string[] = [];
 
   constructor(
     readonly panel: NotebookPanel,
@@ -280,6 +283,11 @@ export class LivePage {
         answer?.(data);
         break;
       }
+      case 'run_view':
+        if (showRunView(this.panel, data)) {
+          this.runViews.push(String(data.phase));
+        }
+        break;
     }
   }
 }

@@ -20,6 +20,7 @@ from nb_agent.errors import NbAgentError
 from nb_agent.jupyter import cell_view, warm
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
+from nb_agent.jupyter.live.notebook import executing_cell_id
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.options import CellOptions
@@ -59,6 +60,8 @@ class CellRun:
             from nb_agent.jupyter.preset_answers import PresetApprover
 
             frontend.preset = PresetApprover(options.answers, state)
+        if (shown := cell_view.shown_widgets(view)) is not None:  # a page reloaded during the run gets it back
+            session.live.views.started(cell_id=executing_cell_id(session.shell), model_id=shown[0], view=shown[1])
         ticker = asyncio.ensure_future(cell_view.ticker(view))
         sigint = TerminalInterrupt() if not cell_view.in_kernel(session.shell) else None
         restore: Callable[[], None] = lambda: None  # noqa: E731
@@ -94,11 +97,12 @@ class CellRun:
         if frontend.preset is not None:
             frontend.preset.report_unused()
         state.finish(result=result, interrupted=interrupted, error=error)
-        cell_view.finish_view(view, state)
+        left: list[dict[str, Any] | None] = [cell_view.finish_view(view, state)]  # what replaces the view in a reloaded page
         if session.settings.insert_code_cell:
             cell_view.offer_code_cell(state, shell=session.shell, live=session.live.just_ended)
-        cell_view.show_live_edits(session.live.just_ended)
-        session.checkpoints.show_run_card(session.engine)
+        left.append(cell_view.show_live_edits(session.live.just_ended))
+        left.append(session.checkpoints.show_run_card(session.engine))
+        session.live.views.finished([bundle for bundle in left if bundle is not None])
         if interrupted:
             raise AgentInterrupted
         if result is None or result.subtype == "error_during_execution":

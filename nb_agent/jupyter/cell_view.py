@@ -64,7 +64,16 @@ def make_view(mode: str, state: Any, *, status: Callable[[], Any], settings: Any
     return NoView()
 
 
-def finish_view(view: Any, state: Any) -> None:
+def shown_widgets(view: Any) -> tuple[str, dict[str, Any]] | None:
+    """The live widget view's root model id and the MIME bundle that shows it (``None``: no widgets)."""
+    bundle = getattr(view, "shown", None)
+    root = getattr(view, "root", None)
+    model_id = getattr(root, "model_id", None)
+    return (model_id, bundle) if isinstance(bundle, dict) and isinstance(model_id, str) else None
+
+
+def finish_view(view: Any, state: Any) -> dict[str, Any]:
+    """Replace the live view by the run's static rendering (shown); returns that rendering."""
     from nb_agent.jupyter.static_render import static_bundle
 
     bundle = static_bundle(state)
@@ -74,6 +83,7 @@ def finish_view(view: Any, state: Any) -> None:
         display(bundle, raw=True)
     else:
         view.finish(bundle)
+    return bundle
 
 
 async def ticker(view: Any) -> None:
@@ -156,10 +166,10 @@ def offer_code_cell(state: Any, *, shell: Any, live: Any) -> None:
         log.debug("set_next_input failed", exc_info=True)
 
 
-def show_live_edits(live: Any) -> None:
-    """Below a live run's output: the card of its notebook edits (go to cell, revert)."""
+def show_live_edits(live: Any) -> dict[str, Any] | None:
+    """Below a live run's output: the card of its notebook edits (go to cell, revert); returns it."""
     if live is None or not live.edits:
-        return
+        return None
     from IPython.display import display
 
     from nb_agent.jupyter.live.edits_card import edits_bundle
@@ -168,6 +178,7 @@ def show_live_edits(live: Any) -> None:
     bundle = edits_bundle(live)
     if bundle is not None:
         display(bundle, raw=True)
+    return bundle
 
 
 def shown(state: Any, text: str) -> bool:

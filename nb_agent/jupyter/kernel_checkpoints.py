@@ -173,16 +173,18 @@ class KernelCheckpoints:
         changes = changes_between(self.store, run, start, None)
         return rewind_bundle(checkpoint_id=start.id, prompt=start.prompt, changes=changes) if changes else None
 
-    def show_run_card(self, engine: Any) -> None:
+    def show_run_card(self, engine: Any) -> dict[str, Any] | None:
+        """Show the run's card below its cell; returns it (``None``: no card)."""
         try:
             card = self.run_card(engine)
         except Exception:
             log.warning("the run card failed", exc_info=True)
-            return
+            return None
         if card is not None:
             from IPython.display import display
 
             display(card, raw=True)
+        return card
 
     # --- the run card's button -------------------------------------------------------------------
     def answer_page(self, channel: Any, message: Any, *, engine: Any, running: bool) -> None:

@@ -221,6 +221,7 @@ class KernelAgentSession:
         finally:
             self.running = False
             self.frontend.clear()
+            self.live.views.abandon()
 
     # --- shutdown --------------------------------------------------------------------------------
     def stop_for_shutdown(self, notice: str) -> None:

@@ -69,6 +69,8 @@ class LiveHub:
         self.on_rewind_request: Callable[[LiveChannel, RewindRequest], None] | None = None
         """Called when a run card's "Rewind this run" asks the kernel (on the loop's thread)."""
         self._revert_waiters: dict[str, asyncio.Future[Reverted]] = {}
+        self.on_opened: Callable[[LiveChannel], None] | None = None
+        """Called when a page opens its channel (on the loop's thread)."""
 
     # --- setup -------------------------------------------------------------------------------
     def register(self) -> None:
@@ -135,6 +137,11 @@ class LiveHub:
         self.channels[channel.comm_id] = channel
         if hello.snapshot is not None:
             self._snapshot(channel, hello.snapshot)
+        if self.on_opened is not None:
+            try:
+                self.on_opened(channel)
+            except Exception:  # a page that cannot be told still gets its channel (logged)
+                log.debug("telling a new page failed", exc_info=True)
 
     def _on_close(self, comm_id: str) -> None:
         channel = self.channels.pop(comm_id, None)

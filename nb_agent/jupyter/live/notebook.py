@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from nb_agent.jupyter.live.address import WORKING_DIR_ENV, NotebookAddress
 from nb_agent.jupyter.live.hub import LiveHub
+from nb_agent.jupyter.live.run_views import RunViews
 
 if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
     from nb_agent.jupyter.live.document import LiveDocument
@@ -68,6 +69,8 @@ class LiveNotebook:
         self.started = 0
         """How many live runs this kernel started (each run's ``seq``)."""
         self.hub.on_reverted = self._on_reverted
+        self.views = RunViews(self.hub)
+        """The running cell's view, for a page that opens during the run (a reload)."""
 
     def install(self) -> None:
         if getattr(self.shell, "kernel", None) is None:

@@ -3,7 +3,8 @@
 Browser → kernel: ``snapshot`` (the notebook as the user sees it, sent right before each
 ``%%agent`` execute request, on request, and on changes while a run is active) and
 ``ack`` (the outcome of applying an edit). Kernel → browser: ``edit`` (operations applied
-in one transaction), ``run`` (a run started or ended), ``request_snapshot`` and ``reveal``.
+in one transaction), ``run`` (a run started or ended), ``request_snapshot``, ``reveal`` and
+``run_view`` (a running cell's view for a page that opened during the run).
 Every message is a JSON object with a ``type``; unknown types and fields are ignored so
 either side can be newer.
 """
@@ -137,6 +138,19 @@ class SetOutputsOp(_Message):
 
 
 EditOp = ReplaceOp | InsertOp | DeleteOp | MoveOp | SetOutputsOp
+
+
+class RunView(_Message):
+    """A page that opened during a run: the running cell's live view (``live``), and later
+    what the run left (``ended``), which replaces the view wherever the page shows it."""
+
+    type: Literal["run_view"] = "run_view"
+    phase: Literal["live", "ended"]
+    cell_id: str
+    model_id: str
+    """The live view's root widget: the view is the cell output showing this model."""
+    outputs: list[dict[str, Any]]
+    """nbformat outputs: the view itself (``live``), or what replaces it (``ended``)."""
 
 
 class EditMessage(_Message):

@@ -106,6 +106,8 @@ class WidgetAgentView:
         self._closing: list[Any] = []
         self.approver = WidgetApprover(self)
         self.handle: Any = None
+        self.shown: dict[str, Any] | None = None
+        """The MIME bundle :meth:`show` displayed (the root widget's view)."""
         self.finished = False
         state.listeners.append(self._on_change)
 
@@ -115,8 +117,8 @@ class WidgetAgentView:
 
         from nb_agent.jupyter.kernel_restart import LIVE_VIEW_TEXT
 
-        bundle = {**(self.root._repr_mimebundle_() or {}), "text/plain": LIVE_VIEW_TEXT}  # not VBox(children=(HTML(...
-        self.handle = display(bundle, raw=True, display_id=True)
+        self.shown = {**(self.root._repr_mimebundle_() or {}), "text/plain": LIVE_VIEW_TEXT}  # not VBox(children=(HTML(...
+        self.handle = display(self.shown, raw=True, display_id=True)
 
     def finish(self, bundle: dict[str, Any]) -> None:
         """Replace the live view by ``bundle`` (same display id) and close the widgets."""

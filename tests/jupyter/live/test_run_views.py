@@ -1,0 +1,42 @@
+"""A page that opens while a run waits for an approval (a reload, a tab opened again) is sent
+the running cell's live view on its comm, and the run's result when it ends; a page that opens
+later still gets the result of the last runs."""
+
+from __future__ import annotations
+
+from nb_agent.jupyter.live.run_views import WIDGET_VIEW_MIME
+from nb_agent.testing import Reply, text, tool_use
+
+
+def _run_views(page):
+    return [m for m in page.received if m.get("type") == "run_view"]
+
+
+def test_a_page_opened_during_an_approval_gets_the_view_then_the_result(live_case):
+    case, kernel = live_case, live_case.kernel
+    runner = case.page(frontend="the page that ran the cell")
+    kernel.server.script.add(
+        Reply(content=[text("First the raw export."), tool_use("Bash", {"command": "rm raw_export.csv"})]),
+        Reply(content=[text("Removed it.")]),
+    )
+    run = case.start_agent(runner, "clean up", options="")
+    kernel.wait_for(run, lambda: kernel.button("Allow") is not None, timeout=60)
+    (shown,) = run.of_type("display_data")
+    model_id = shown["content"]["data"][WIDGET_VIEW_MIME]["model_id"]
+    reloaded = case.page(frontend="the same page, reloaded")
+    kernel.wait_for(run, lambda: bool(_run_views(reloaded)), timeout=30)
+    (live,) = _run_views(reloaded)
+    assert (live["phase"], live["cell_id"], live["model_id"]) == ("live", case.agent_id, model_id)
+    assert live["outputs"] == [{"output_type": "display_data", "data": shown["content"]["data"], "metadata": {}}]
+    kernel.click(kernel.button("Allow"))
+    kernel.wait(run, timeout=60)
+    assert run.status == "ok", run.errors
+    ended = _run_views(reloaded)[-1]
+    assert (ended["phase"], ended["cell_id"], ended["model_id"]) == ("ended", case.agent_id, model_id)
+    (result,) = ended["outputs"]
+    assert result["data"] == run.final_bundle and "Removed it." in result["data"]["text/plain"]
+    assert _run_views(runner) == []  # the page that ran the cell has it from its own request
+    later = case.page(frontend="opened after the run")
+    kernel.wait_for(run, lambda: bool(_run_views(later)), timeout=30)
+    assert [m["phase"] for m in _run_views(later)] == ["ended"]  # replaces a live view autosave kept
+
