@@ -9,6 +9,7 @@ import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services'
 import { applyEdit, revealCell, revertEdits } from './edits';
 import { EDITS_MIME, EditsCard } from './editsCard';
 import { REWIND_MIME, RewindCard } from './rewindCard';
+import { AskKeyboard } from './keyboard';
 import { showRunView } from './runView';
 import { takeSnapshot } from './snapshot';
 
@@ -39,11 +40,14 @@ export class LivePage {
   private replies = new Map<string, (reply: JSONObject) => void>();
   /** `run_view` messages that changed a cell here (`live` or `ended`), for the browser tests. */
   readonly runViews: string[] = [];
+  /** The keyboard path to the asks shown in this notebook. */
+  readonly keyboard: AskKeyboard;
 
   constructor(
     readonly panel: NotebookPanel,
     readonly serverRoot: string | null = null
   ) {
+    this.keyboard = new AskKeyboard(panel);
     // The card of a run's edits, rendered in this notebook's outputs (the panel's own
     // rendermime): its buttons act on this notebook. Not safe: an untrusted notebook's
     // output shows the card's plain HTML instead.
@@ -94,6 +98,7 @@ export class LivePage {
 
   dispose(): void {
     this.disposed = true;
+    this.keyboard.dispose();
     this.closeComm();
   }
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from nb_agent.jupyter.html import el
-from nb_agent.jupyter.view import theme
+from nb_agent.jupyter.view import keyboard, theme
 from nb_agent.jupyter.view.typed_text import TypedText
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny, PermissionRequest, PermissionResult
 
@@ -70,7 +70,7 @@ class ApprovalRow:
         self._task: asyncio.Task[None] | None = None
         layout, button_style, html_style = shared["layout"], shared["button_style"], shared["html_style"]
         self.buttons: dict[Answer, Any] = {
-            "allow": w.Button(description="Allow", button_style="success", layout=layout, style=button_style),
+            "allow": w.Button(description="Allow", button_style="success", layout=layout, style=button_style, _dom_classes=(keyboard.PRIMARY,)),
             "always_allow": w.Button(
                 description="Always allow",
                 button_style="info",
@@ -79,7 +79,7 @@ class ApprovalRow:
                 layout=layout,
                 style=button_style,
             ),
-            "deny": w.Button(description="Deny", button_style="danger", layout=layout, style=button_style),
+            "deny": w.Button(description="Deny", button_style="danger", layout=layout, style=button_style, _dom_classes=(keyboard.ESCAPE,)),
         }
         rule_text = ["adds ", el("code", suggested_rule)] if suggested_rule else "(no rule to add)"
         self.rule = w.HTML(value=el("span", rule_text, style=theme.small(theme.MUTED)), layout=layout, style=html_style)
@@ -90,6 +90,7 @@ class ApprovalRow:
         self.box = w.HBox(
             [self.buttons["allow"], self.buttons["always_allow"], self.rule, self.buttons["deny"], self.feedback.widget],
             layout=shared["row_layout"],
+            _dom_classes=(keyboard.ASK,),
         )
 
     @property

@@ -11,10 +11,11 @@ from typing import Any
 
 from nb_agent.jupyter.html import el, markdown
 from nb_agent.jupyter.prompt_answers import PlanDecision
-from nb_agent.jupyter.view import theme
+from nb_agent.jupyter.view import keyboard, theme
 from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
 from nb_agent.jupyter.view.typed_text import TypedText
 
+KEYS: dict[PlanDecision, tuple[str, ...]] = {"default": (keyboard.PRIMARY,), "keep": (keyboard.ESCAPE,)}
 BUTTONS: dict[PlanDecision, tuple[str, str]] = {
     "default": ("Approve", "success"),
     "acceptEdits": ("Approve, accept edits", "info"),
@@ -36,7 +37,10 @@ class PlanForm:
             layout=shared["layout"], style=shared["html_style"],
         )  # fmt: skip
         self.buttons: dict[PlanDecision, Any] = {
-            decision: w.Button(description=label, button_style=style, layout=shared["layout"], style=shared["button_style"])
+            decision: w.Button(
+                description=label, button_style=style, layout=shared["layout"], style=shared["button_style"],
+                _dom_classes=KEYS.get(decision, ()),
+            )  # fmt: skip
             for decision, (label, style) in BUTTONS.items()
         }
         self.feedback = TypedText(placeholder=FEEDBACK_PLACEHOLDER, shared=shared)
@@ -44,7 +48,7 @@ class PlanForm:
             button.on_click(self._click_handler(decision))
         self.feedback.on_submit(lambda: self._clicked("keep") if self.feedback.value.strip() else None)
         self.row = w.HBox([*self.buttons.values(), self.feedback.widget], layout=shared["row_layout"])
-        self.box = w.VBox([self.plan, self.row], layout=shared["layout"])
+        self.box = w.VBox([self.plan, self.row], layout=shared["layout"], _dom_classes=(keyboard.ASK,))
 
     @property
     def widgets(self) -> list[Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from nb_agent.jupyter.html import el, style
 from nb_agent.jupyter.prompt_answers import answer_text
-from nb_agent.jupyter.view import theme
+from nb_agent.jupyter.view import keyboard, theme
 from nb_agent.jupyter.view.answer_once import AnswerOnce, disable_all
 from nb_agent.jupyter.view.typed_text import TypedText
 
@@ -33,6 +33,7 @@ class _QuestionWidgets:
         self.labels = [str(o.get("label", "")) for o in question.get("options") or []]
         self.multi = bool(question.get("multiSelect"))
         self.selected: set[int] = set()
+        keys = [(keyboard.PRIMARY,) if index == 0 and option == 0 else () for option in range(len(self.labels))]
         described = [el("li", el("b", str(o.get("label", ""))), " — ", str(o.get("description", ""))) for o in question.get("options") or []]
         self.title = w.HTML(
             value=el(
@@ -43,13 +44,16 @@ class _QuestionWidgets:
             layout=shared["layout"], style=shared["html_style"],
         )  # fmt: skip
         if self.multi:
-            self.choices = [w.Checkbox(value=False, description=label, indent=False, layout=shared["layout"]) for label in self.labels]
+            self.choices = [w.Checkbox(value=False, description=label, indent=False, layout=shared["layout"], _dom_classes=key) for label, key in zip(self.labels, keys)]
             for option, box in enumerate(self.choices):
                 box.observe(lambda change, option=option: on_pick(index, option) if change["name"] == "value" else None, names="value")
         else:
             self.choices = [
-                w.Button(description=label, tooltip=str(o.get("description", "")), layout=shared["layout"], style=shared["button_style"])
-                for label, o in zip(self.labels, question.get("options") or [])
+                w.Button(
+                    description=label, tooltip=str(o.get("description", "")), layout=shared["layout"], style=shared["button_style"],
+                    _dom_classes=key,
+                )  # fmt: skip
+                for label, o, key in zip(self.labels, question.get("options") or [], keys)
             ]
             for option, button in enumerate(self.choices):
                 button.on_click(lambda _b, option=option: on_pick(index, option))
@@ -87,7 +91,7 @@ class QuestionForm:
         self._once = AnswerOnce()
         self.questions = [_QuestionWidgets(w, q, shared, self._picked, i) for i, q in enumerate(questions)]
         self.submit = w.Button(description=SUBMIT_LABEL, button_style="success", layout=shared["layout"], style=shared["button_style"])
-        self.skip = w.Button(description=SKIP_LABEL, layout=shared["layout"], style=shared["button_style"])
+        self.skip = w.Button(description=SKIP_LABEL, layout=shared["layout"], style=shared["button_style"], _dom_classes=(keyboard.ESCAPE,))
         self.message = w.HTML(value="", layout=shared["layout"], style=shared["html_style"])
         self.submit.on_click(lambda _b: self._soon(self._submitted))
         self.skip.on_click(lambda _b: self._soon(self._skipped))
@@ -98,7 +102,7 @@ class QuestionForm:
         for q in self.questions:
             parts += [q.title, q.row]
         self._buttons = buttons
-        self.box = w.VBox([*parts, buttons], layout=shared["layout"])
+        self.box = w.VBox([*parts, buttons], layout=shared["layout"], _dom_classes=(keyboard.ASK,))
 
     @property
     def widgets(self) -> list[Any]:

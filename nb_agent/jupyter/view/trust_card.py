@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from nb_agent.jupyter.view import keyboard
+
 if TYPE_CHECKING:
     from nb_agent.folder_trust import FolderTrust
     from nb_agent.jupyter.view.agent_view import WidgetAgentView
@@ -52,11 +54,11 @@ class TrustRow:
         self._answered = False
         self.buttons = {
             True: w.Button(description=TRUST_LABEL, button_style="warning", layout=shared["layout"], style=shared["button_style"]),
-            False: w.Button(description=DONT_TRUST_LABEL, layout=shared["layout"], style=shared["button_style"]),
+            False: w.Button(description=DONT_TRUST_LABEL, layout=shared["layout"], style=shared["button_style"], _dom_classes=(keyboard.ESCAPE,)),
         }
         for answer, button in self.buttons.items():
             button.on_click(lambda _button, answer=answer: self._clicked(answer))
-        self.box = w.HBox(list(self.buttons.values()), layout=shared["row_layout"])
+        self.box = w.HBox(list(self.buttons.values()), layout=shared["row_layout"], _dom_classes=(keyboard.ASK,))
 
     @property
     def widgets(self) -> list[Any]:
