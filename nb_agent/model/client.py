@@ -212,8 +212,9 @@ def _live_transport(provider: Provider | None = None) -> ModelTransport:
     provider = provider or provider_from_env()
     if provider is Provider.FIRST_PARTY and not has_credentials(provider):
         raise ConfigurationError(
-            "No Anthropic API key found: set the ANTHROPIC_API_KEY environment variable "
-            "(or ANTHROPIC_AUTH_TOKEN), or pass a transport / cassette for offline runs."
+            "No Anthropic API key found. In a notebook, run `%env ANTHROPIC_API_KEY=sk-ant-...` in a cell, "
+            "then this cell again (no restart needed); elsewhere, set the ANTHROPIC_API_KEY environment variable "
+            "(or ANTHROPIC_AUTH_TOKEN). `%agent cassette NAME` replays a recorded session without a key."
         )
     return AnthropicTransport(client_factory=lambda: provider_client(provider))
 
