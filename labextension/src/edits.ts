@@ -4,24 +4,22 @@
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ICodeCellModel } from '@jupyterlab/cells';
-import { editingCellId } from './snapshot';
+import type { SharedCell } from '@jupyter/ydoc';
+import type * as nbformat from '@jupyterlab/nbformat';
+import type { AckError, EditMessage, EditOp, NewCell, RevertEntry } from './protocol';
+import { editingCellId, isCode } from './snapshot';
 
-type JSONObject = { [key: string]: any };
-
-export interface IAckError {
-  code: 'changed' | 'editing' | 'running' | 'missing' | 'invalid' | 'no_notebook';
-  message: string;
-  cell_id?: string | null;
-}
+/** What {@link applyEdit} applies: the kernel's edit, or a revert's inverse operations. */
+export type EditOps = Pick<EditMessage, 'ops' | 'guard_cell_ids'>;
 
 class EditRefused extends Error {
-  constructor(readonly detail: IAckError) {
+  constructor(readonly detail: AckError) {
     super(detail.message);
   }
 }
 
 function refuse(
-  code: IAckError['code'],
+  code: AckError['code'],
   cellId: string | null,
   message: string
 ): never {
@@ -49,7 +47,7 @@ class Plan {
 }
 
 /** Where a moved cell goes, in `plan.ids` without it. */
-function moveTarget(plan: Plan, op: JSONObject): number {
+function moveTarget(plan: Plan, op: Extract<EditOp, { op: 'move' }>): number {
   return typeof op.before_cell_id === 'string'
     ? plan.index(op.before_cell_id)
     : plan.after(op.after_cell_id);
@@ -57,10 +55,10 @@ function moveTarget(plan: Plan, op: JSONObject): number {
 
 function checkWritable(
   panel: NotebookPanel,
-  op: JSONObject,
+  op: Extract<EditOp, { op: 'replace' | 'delete' | 'move' }>,
   guarded: Set<string>
 ): void {
-  const cellId = op.cell_id as string;
+  const cellId = op.cell_id;
   const model = panel.model!;
   const shared = model.sharedModel;
   const index = shared.cells.findIndex(c => c.getId() === cellId);
@@ -74,7 +72,7 @@ function checkWritable(
   if (editingCellId(panel) === cellId) {
     refuse('editing', cellId, `The user is editing cell ${cellId} right now.`);
   }
-  const expected = op.expected_source;
+  const expected = op.op === 'move' ? null : op.expected_source;
   if (
     typeof expected === 'string' &&
     shared.cells[index].getSource() !== expected
@@ -87,10 +85,10 @@ function checkWritable(
   }
 }
 
-function check(panel: NotebookPanel, edit: JSONObject): void {
+function check(panel: NotebookPanel, edit: EditOps): void {
   const plan = new Plan(panel);
-  const guarded = new Set<string>(edit.guard_cell_ids ?? []);
-  for (const op of edit.ops as JSONObject[]) {
+  const guarded = new Set<string>(edit.guard_cell_ids);
+  for (const op of edit.ops) {
     switch (op.op) {
       case 'replace':
       case 'delete':
@@ -119,15 +117,16 @@ function check(panel: NotebookPanel, edit: JSONObject): void {
         break;
       }
       default:
-        refuse('invalid', null, `Unknown operation ${op.op}.`);
+        // a newer kernel's operation this page does not know
+        refuse('invalid', null, `Unknown operation ${(op as { op: unknown }).op}.`);
     }
   }
 }
 
 /** The refusal `edit` would meet now, or null when it would apply; nothing changes. */
-export function checkEdit(panel: NotebookPanel, edit: JSONObject): IAckError | null {
+export function checkEdit(panel: NotebookPanel, edit: EditOps): AckError | null {
   if (!panel.model) {
-    return { code: 'no_notebook', message: 'The notebook is not loaded.' };
+    return { code: 'no_notebook', message: 'The notebook is not loaded.', cell_id: null };
   }
   try {
     check(panel, edit);
@@ -135,7 +134,7 @@ export function checkEdit(panel: NotebookPanel, edit: JSONObject): IAckError | n
     if (error instanceof EditRefused) {
       return error.detail;
     }
-    return { code: 'invalid', message: String(error) };
+    return { code: 'invalid', message: String(error), cell_id: null };
   }
   return null;
 }
@@ -144,21 +143,26 @@ function indexOf(panel: NotebookPanel, cellId: string): number {
   return panel.model!.sharedModel.cells.findIndex(c => c.getId() === cellId);
 }
 
-function newCell(cell: JSONObject): JSONObject {
-  const json: JSONObject = {
+function newCell(
+  cell: Pick<NewCell, 'id' | 'cell_type' | 'source'> & Partial<NewCell>
+): SharedCell.Cell {
+  const json = {
     id: cell.id,
     cell_type: cell.cell_type,
     source: cell.source,
-    metadata: cell.metadata ?? {}
+    metadata: (cell.metadata ?? {}) as nbformat.IBaseCellMetadata
   };
   if (cell.cell_type === 'code') {
-    json.outputs = cell.outputs ?? [];
-    json.execution_count = cell.execution_count ?? null;
+    return {
+      ...json,
+      outputs: (cell.outputs ?? []) as nbformat.IOutput[],
+      execution_count: cell.execution_count ?? null
+    };
   }
   return json;
 }
 
-function applyOne(panel: NotebookPanel, op: JSONObject): void {
+function applyOne(panel: NotebookPanel, op: EditOp): void {
   const shared = panel.model!.sharedModel;
   switch (op.op) {
     case 'replace': {
@@ -169,20 +173,20 @@ function applyOne(panel: NotebookPanel, op: JSONObject): void {
         shared.deleteCell(index);
         shared.insertCell(
           index,
-          newCell({ id: op.cell_id, cell_type: op.cell_type, source: op.source, metadata }) as any
+          newCell({ id: op.cell_id, cell_type: op.cell_type, source: op.source, metadata })
         );
       } else {
         cell.setSource(op.source);
-        if (cell.cell_type === 'code') {
-          (cell as any).setOutputs([]);
-          (cell as any).execution_count = null;
+        if (isCode(cell)) {
+          cell.setOutputs([]);
+          cell.execution_count = null;
         }
       }
       break;
     }
     case 'insert': {
       const at = op.after_cell_id === null ? 0 : indexOf(panel, op.after_cell_id) + 1;
-      shared.insertCell(at, newCell(op.cell) as any);
+      shared.insertCell(at, newCell(op.cell));
       break;
     }
     case 'delete':
@@ -203,13 +207,16 @@ function applyOne(panel: NotebookPanel, op: JSONObject): void {
       }
       const cell = shared.cells[from].toJSON();
       shared.deleteCell(from);
-      shared.insertCell(at, cell as any);
+      shared.insertCell(at, cell);
       break;
     }
     case 'set_outputs': {
-      const cell = shared.cells[indexOf(panel, op.cell_id)] as any;
-      cell.setOutputs(op.outputs ?? []);
-      cell.execution_count = op.execution_count ?? null;
+      const cell = shared.cells[indexOf(panel, op.cell_id)];
+      if (!isCode(cell)) {
+        throw new Error(`Cell ${op.cell_id} is not a code cell: it has no outputs.`);
+      }
+      cell.setOutputs(op.outputs as nbformat.IOutput[]);
+      cell.execution_count = op.execution_count;
       break;
     }
   }
@@ -222,11 +229,11 @@ function applyOne(panel: NotebookPanel, op: JSONObject): void {
  */
 export function applyEdit(
   panel: NotebookPanel,
-  edit: JSONObject,
+  edit: EditOps,
   ownUndoStep = true
-): IAckError | null {
+): AckError | null {
   if (!panel.model) {
-    return { code: 'no_notebook', message: 'The notebook is not loaded.' };
+    return { code: 'no_notebook', message: 'The notebook is not loaded.', cell_id: null };
   }
   try {
     check(panel, edit);
@@ -244,7 +251,7 @@ export function applyEdit(
   // only updated when a transaction ends, so a later operation that names a cell an earlier
   // one inserted (the agent's code cells, one after the other) would not find it inside one.
   // They are one undo step all the same (stopCapturing below, within the capture timeout).
-  for (const op of edit.ops as JSONObject[]) {
+  for (const op of edit.ops) {
     shared.transact(() => applyOne(panel, op));
   }
   if (ownUndoStep) {
@@ -255,7 +262,11 @@ export function applyEdit(
 }
 
 function stopCapturing(panel: NotebookPanel): void {
-  (panel.model?.sharedModel as any)?.undoManager?.stopCapturing();
+  // The shared notebook (a YDocument) has an undo manager; ISharedNotebook does not declare it.
+  const shared: object | undefined = panel.model?.sharedModel;
+  if (shared && 'undoManager' in shared) {
+    (shared.undoManager as { stopCapturing(): void } | null)?.stopCapturing();
+  }
 }
 
 /** Select the cell and scroll to it; false when it is not in the notebook. */
@@ -272,7 +283,7 @@ export function revealCell(panel: NotebookPanel, cellId: string): boolean {
 
 export interface IRevertOutcome {
   reverted: string[];
-  refused: { edit_id: string; summary: string; error: IAckError }[];
+  refused: { edit_id: string; summary: string; error: AckError }[];
 }
 
 /**
@@ -283,20 +294,20 @@ export interface IRevertOutcome {
  */
 export function revertEdits(
   panel: NotebookPanel,
-  edits: JSONObject[]
+  edits: RevertEntry[]
 ): IRevertOutcome {
   const outcome: IRevertOutcome = { reverted: [], refused: [] };
   stopCapturing(panel); // never merged with the user's typing before the click
   for (const record of [...edits].reverse()) {
-    const ops = (record.revert ?? []) as JSONObject[];
+    const ops = record.revert ?? []; // a card from another version may lack it
     if (!ops.length) {
       continue;
     }
-    let error: IAckError | null;
+    let error: AckError | null;
     try {
       error = applyEdit(panel, { ops, guard_cell_ids: [] }, false);
     } catch (exc) {
-      error = { code: 'invalid', message: String(exc) };
+      error = { code: 'invalid', message: String(exc), cell_id: null };
     }
     if (error) {
       outcome.refused.push({ edit_id: record.edit_id, summary: record.summary, error });

@@ -15,11 +15,15 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import { element } from './dom';
-import { IAckError, checkEdit, revealCell, revertEdits } from './edits';
+import { checkEdit, revealCell, revertEdits } from './edits';
+import type { AckError, EditOp, EditsCard as IEditsCard, EditsCardEntry, Reverted } from './protocol';
 
 export const EDITS_MIME = 'application/vnd.nb-agent.edits+json';
 
-type JSONObject = { [key: string]: any };
+/** The card as the output holds it: what the kernel wrote, and what the page's last action
+ * did (`outcome`, written by {@link EditsCard.store}). Read defensively: a card from another
+ * version may lack fields. */
+type StoredCard = Partial<IEditsCard> & { outcome?: string };
 
 const STATUS_TEXT: { [status: string]: string } = {
   applied: 'applied',
@@ -33,7 +37,7 @@ const STATUS_TEXT: { [status: string]: string } = {
 /** What the page knows of edits this session (applied or refused here, undone here). */
 export interface IEditsHost {
   /** Send a message to the kernel (dropped when the channel is closed). */
-  tellKernel(data: JSONObject): void;
+  tellKernel(data: Reverted): void;
   /** `applied`, `refused` or `undone` when this page did that to the edit. */
   known(editId: string): string | undefined;
   /** Record that these edits were undone here (a card's Undo or revert). */
@@ -49,7 +53,7 @@ const NO_HOST: IEditsHost = {
 };
 
 /** The status the card stores for `edit` now: what it stored, corrected by what is known. */
-export function currentStatus(panel: NotebookPanel, edit: JSONObject, host: IEditsHost): string {
+export function currentStatus(panel: NotebookPanel, edit: EditsCardEntry, host: IEditsHost): string {
   const stored = String(edit.status ?? 'sent');
   const known = host.known(edit.edit_id);
   if (stored === 'undone' || stored === 'refused' || stored === 'kept') {
@@ -65,13 +69,13 @@ export function currentStatus(panel: NotebookPanel, edit: JSONObject, host: IEdi
 }
 
 /** Whether the edit's effect is in the notebook: its inverse would apply now. */
-function inPlace(panel: NotebookPanel, edit: JSONObject): boolean {
+function inPlace(panel: NotebookPanel, edit: EditsCardEntry): boolean {
   const error = checkEdit(panel, { ops: edit.revert ?? [], guard_cell_ids: [] });
   return error === null || error.code === 'editing' || error.code === 'running';
 }
 
 /** How an edit is shown: its stored status, or "changed since" when it is no longer there. */
-function shownStatus(panel: NotebookPanel, edit: JSONObject): string {
+function shownStatus(panel: NotebookPanel, edit: EditsCardEntry): string {
   const status = String(edit.status);
   if ((status === 'applied' || status === 'kept') && (edit.revert ?? []).length && !inPlace(panel, edit)) {
     return status === 'kept' ? 'kept, changed since' : 'changed';
@@ -79,7 +83,7 @@ function shownStatus(panel: NotebookPanel, edit: JSONObject): string {
   return status;
 }
 
-function line(edit: JSONObject, status: string): string {
+function line(edit: EditsCardEntry, status: string): string {
   const preview = edit.preview ? `: ${edit.preview}` : '';
   return `${edit.summary}${preview} — ${STATUS_TEXT[status] ?? status}`;
 }
@@ -121,8 +125,8 @@ function diffDetails(diff: string): HTMLElement {
 
 /** The card's HTML and plain text for a notebook without the extension (or untrusted),
  * made from DOM nodes with text content only: the browser escapes what it serializes. */
-export function staticForms(data: JSONObject): { html: string; plain: string } {
-  const edits = (data.edits ?? []) as JSONObject[];
+export function staticForms(data: StoredCard): { html: string; plain: string } {
+  const edits = data.edits ?? [];
   const title = `Notebook edits of this run (${edits.length})`;
   const root = element('div', '', 'nb-agent-edits');
   root.appendChild(element('b', title));
@@ -147,7 +151,7 @@ export function staticForms(data: JSONObject): { html: string; plain: string } {
 
 
 /** Why a revert left an edit as it is, in the user's words. */
-export function revertRefusal(error: IAckError): string {
+export function revertRefusal(error: AckError): string {
   const cell = error.cell_id ?? '?';
   switch (error.code) {
     case 'changed':
@@ -165,7 +169,7 @@ export function revertRefusal(error: IAckError): string {
   }
 }
 
-function setStatus(edits: JSONObject[], ids: string[], status: string): void {
+function setStatus(edits: EditsCardEntry[], ids: string[], status: string): void {
   for (const edit of edits) {
     if (ids.includes(edit.edit_id)) {
       edit.status = status;
@@ -200,8 +204,8 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     this.model = model;
-    const data = model.data[EDITS_MIME] as JSONObject;
-    const edits = ((data?.edits ?? []) as JSONObject[]).map(e => ({ ...e }));
+    const data = model.data[EDITS_MIME] as StoredCard | undefined;
+    const edits = (data?.edits ?? []).map(e => ({ ...e }));
     // What is known now wins over what the kernel could say when the run ended.
     let corrected = false;
     for (const edit of edits) {
@@ -219,23 +223,25 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
   }
 
   /** Store and show the new state, with what the last action did. */
-  private commit(edits: JSONObject[], outcome: string): void {
+  private commit(edits: EditsCardEntry[], outcome: string): void {
     this.store(edits, outcome);
     this.draw(edits, outcome);
   }
 
   /** Write `edits` (with their statuses) into the output: the saved notebook says the same. */
-  private store(edits: JSONObject[], outcome: string): void {
+  private store(edits: EditsCardEntry[], outcome: string): void {
     const model = this.model;
     if (!model) {
       return;
     }
-    const data = { ...(model.data[EDITS_MIME] as JSONObject), edits, outcome };
+    const data: StoredCard = { ...(model.data[EDITS_MIME] as StoredCard), edits, outcome };
     const forms = staticForms(data);
-    model.setData({ data: { ...model.data, [EDITS_MIME]: data, 'text/html': forms.html, 'text/plain': forms.plain } });
+    // An interface is JSON by construction, but TypeScript does not see it as a JSON object.
+    const json = data as unknown as IRenderMime.IMimeModel['data'][string];
+    model.setData({ data: { ...model.data, [EDITS_MIME]: json, 'text/html': forms.html, 'text/plain': forms.plain } });
   }
 
-  private draw(edits: JSONObject[], said: string): void {
+  private draw(edits: EditsCardEntry[], said: string): void {
     const node = this.node;
     node.textContent = '';
     node.style.padding = '4px 0';
@@ -268,15 +274,16 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     return button;
   }
 
-  private item(edit: JSONObject, edits: JSONObject[]): HTMLElement {
+  private item(edit: EditsCardEntry, edits: EditsCardEntry[]): HTMLElement {
     const item = element('li');
     item.dataset.editId = edit.edit_id;
     const shown = shownStatus(this.panel, edit);
     item.dataset.status = shown;
     item.appendChild(element('span', line(edit, shown), 'nb-agent-edit-line'));
-    if (edit.cell_id) {
-      const go = this.button('Go to cell', 'nb-agent-goto', `Select cell ${edit.cell_id} and scroll to it`, () => {
-        if (!revealCell(this.panel, edit.cell_id)) {
+    const cellId = edit.cell_id;
+    if (cellId) {
+      const go = this.button('Go to cell', 'nb-agent-goto', `Select cell ${cellId} and scroll to it`, () => {
+        if (!revealCell(this.panel, cellId)) {
           go.textContent = 'Not in the notebook';
           go.disabled = true;
         }
@@ -303,18 +310,20 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
   }
 
   /** Tell the kernel (so its next note does not report these cells as the user's changes). */
-  private reverted(edits: JSONObject[], ids: string[]): void {
+  private reverted(edits: EditsCardEntry[], ids: string[]): void {
     const byId = new Map(edits.map(e => [e.edit_id, e]));
     this.host.undone(ids);
     this.host.tellKernel({
       type: 'reverted',
       run_id: this.runId,
       edit_ids: ids,
-      ops: ([] as JSONObject[]).concat(...ids.map(id => (byId.get(id)?.revert ?? []) as JSONObject[]))
+      ops: ([] as EditOp[]).concat(...ids.map(id => byId.get(id)?.revert ?? [])),
+      revert_id: null,
+      refused: []
     });
   }
 
-  private undo(edit: JSONObject, edits: JSONObject[]): string {
+  private undo(edit: EditsCardEntry, edits: EditsCardEntry[]): string {
     if (!this.panel.model) {
       return 'The notebook is not loaded.';
     }
@@ -334,7 +343,7 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     return `Not undone: ${edit.summary}: ${error ? revertRefusal(error) : 'refused'}.`;
   }
 
-  private revert(edits: JSONObject[], open: JSONObject[]): string {
+  private revert(edits: EditsCardEntry[], open: EditsCardEntry[]): string {
     if (!this.panel.model) {
       return 'The notebook is not loaded.';
     }

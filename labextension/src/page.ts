@@ -8,9 +8,10 @@ import { Cell } from '@jupyterlab/cells';
 import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services';
 import { applyEdit, revealCell, revertEdits } from './edits';
 import { EDITS_MIME, EditsCard } from './editsCard';
-import { REWIND_MIME, RewindCard } from './rewindCard';
+import { REWIND_MIME, RewindAnswer, RewindAsk, RewindCard } from './rewindCard';
 import { AskKeyboard } from './keyboard';
 import { showRunView } from './runView';
+import type { AckError, EditOp, FromKernel, FromPage, Hello, Snapshot } from './protocol';
 import { takeSnapshot } from './snapshot';
 
 export const TARGET_NAME = 'nb_agent.live';
@@ -22,7 +23,8 @@ const CHANGE_DEBOUNCE_MS = 250;
 const REWIND_REPLY_MS = 300_000;
 const AGENT_CELL = /^\s*%%agent(\s|$)/;
 
-type JSONObject = { [key: string]: any };
+/** What a comm message carries (JSON). */
+type CommData = Parameters<Kernel.IComm['send']>[0];
 
 export class LivePage {
   private comm: Kernel.IComm | null = null;
@@ -37,7 +39,7 @@ export class LivePage {
   private readonly editStates = new Map<string, string>();
   /** The edits cards rendered in this page (refreshed when the kernel's rewind reverts). */
   readonly cards = new Set<EditsCard>();
-  private replies = new Map<string, (reply: JSONObject) => void>();
+  private replies = new Map<string, (reply: RewindAnswer) => void>();
   /** `run_view` messages that changed a cell here (`live` or `ended`), for the browser tests. */
   readonly runViews: string[] = [];
   /** The keyboard path to the asks shown in this notebook. */
@@ -117,7 +119,7 @@ export class LivePage {
     reason: 'execute' | 'request' | 'change' | 'open',
     executingCellId: string | null = null,
     requestId: string | null = null
-  ): JSONObject {
+  ): Snapshot {
     this.seq += 1;
     return takeSnapshot(this.panel, {
       reason,
@@ -148,7 +150,7 @@ export class LivePage {
     }
   }
 
-  private openComm(snapshot: JSONObject | null): void {
+  private openComm(snapshot: Snapshot | null): void {
     const kernel = this.kernel;
     if (!kernel || this.disposed || !this.panel.model) {
       return;
@@ -163,7 +165,9 @@ export class LivePage {
     (comm as unknown as { commsOverSubshells: CommsOverSubshells }).commsOverSubshells =
       CommsOverSubshells.Disabled;
     this.comm = comm;
-    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.onMessage(msg.content.data);
+    // What a kernel sends on this comm: a newer kernel's types fall through onMessage's switch.
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) =>
+      this.onMessage(msg.content.data as unknown as FromKernel);
     comm.onClose = () => {
       if (this.comm === comm) {
         this.comm = null; // nb_agent not loaded (yet), or the kernel went away
@@ -173,14 +177,15 @@ export class LivePage {
         answer({ error: 'nb_agent is not loaded in this kernel (run %load_ext nb_agent), or the kernel went away.' });
       }
     };
-    comm.open({
+    const hello: Hello = {
       type: 'hello',
       protocol: PROTOCOL_VERSION,
       frontend: 'jupyterlab',
       notebook_path: this.panel.context.path,
       server_root: this.serverRoot,
       snapshot: snapshot ?? this.snapshot('open')
-    });
+    };
+    comm.open(toJSON(hello));
   }
 
   private closeComm(): void {
@@ -195,14 +200,14 @@ export class LivePage {
     }
   }
 
-  private send(data: JSONObject): void {
+  private send(data: FromPage): void {
     if (this.comm && !this.comm.isDisposed) {
-      this.comm.send(data);
+      this.comm.send(toJSON(data));
     }
   }
 
   /** Send a `rewind_request`; resolves with the kernel's `rewind_reply` (or an error). */
-  askKernel(request: JSONObject): Promise<JSONObject> {
+  askKernel(request: RewindAsk): Promise<RewindAnswer> {
     if (!this.isOpen) {
       this.connectKernel();
       this.openComm(null);
@@ -239,14 +244,14 @@ export class LivePage {
     }, CHANGE_DEBOUNCE_MS);
   }
 
-  private onMessage(data: JSONObject): void {
+  private onMessage(data: FromKernel): void {
     switch (data.type) {
       case 'edit': {
-        let error = null;
+        let error: AckError | null = null;
         try {
           error = applyEdit(this.panel, data);
         } catch (exc) {
-          error = { code: 'invalid', message: String(exc) };
+          error = { code: 'invalid', message: String(exc), cell_id: null };
         }
         if (!error) {
           this.applied.push(data.edit_id);
@@ -267,7 +272,7 @@ export class LivePage {
       case 'revert': {
         // The kernel's rewind: the same revert as the edits card's button (each edit checked,
         // a cell the user changed since left as it is), one undo step.
-        const edits = (data.edits ?? []) as JSONObject[];
+        const edits = data.edits ?? [];
         const result = revertEdits(this.panel, edits);
         const byId = new Map(edits.map(e => [e.edit_id, e]));
         this.send({
@@ -275,7 +280,7 @@ export class LivePage {
           revert_id: data.revert_id,
           run_id: data.run_id ?? null,
           edit_ids: result.reverted,
-          ops: ([] as JSONObject[]).concat(...result.reverted.map(id => (byId.get(id)?.revert ?? []) as JSONObject[])),
+          ops: ([] as EditOp[]).concat(...result.reverted.map(id => byId.get(id)?.revert ?? [])),
           refused: result.refused.map(r => ({ edit_id: r.edit_id, error: r.error }))
         });
         result.reverted.forEach(id => this.editStates.set(id, 'undone'));
@@ -295,4 +300,12 @@ export class LivePage {
         break;
     }
   }
+}
+
+/**
+ * A message as the comm sends it: the protocol's interfaces are JSON by construction, but
+ * TypeScript does not see an interface as a JSON object (it could have other keys).
+ */
+function toJSON(message: FromPage): CommData {
+  return message as unknown as CommData;
 }

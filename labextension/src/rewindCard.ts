@@ -9,13 +9,18 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import { element } from './dom';
+import type { RewindCard as IRewindCard, RewindReply, RewindRequest } from './protocol';
 
 export const REWIND_MIME = 'application/vnd.nb-agent.rewind+json';
 
-type JSONObject = { [key: string]: any };
+/** What the card asks: a `rewind_request` without its envelope. */
+export type RewindAsk = Pick<RewindRequest, 'action' | 'checkpoint_id' | 'prompt'>;
+
+/** The kernel's `rewind_reply`, or the page's own error when it could not ask. */
+export type RewindAnswer = Partial<Pick<RewindReply, 'lines'>> & { error?: string | null };
 
 /** Sends a `rewind_request` to the kernel and resolves with its `rewind_reply`. */
-export type AskKernel = (request: JSONObject) => Promise<JSONObject>;
+export type AskKernel = (request: RewindAsk) => Promise<RewindAnswer>;
 
 export class RewindCard extends Widget implements IRenderMime.IRenderer {
   constructor(private readonly ask: AskKernel) {
@@ -24,11 +29,12 @@ export class RewindCard extends Widget implements IRenderMime.IRenderer {
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const data = (model.data[REWIND_MIME] ?? {}) as JSONObject;
+    // A card from another version may lack fields: read it defensively.
+    const data = (model.data[REWIND_MIME] ?? {}) as Partial<IRewindCard>;
     const node = this.node;
     node.textContent = '';
     node.style.padding = '4px 0';
-    const changes = ((data.changes ?? []) as string[]).join(' · ');
+    const changes = (data.changes ?? []).join(' · ');
     node.appendChild(element('span', `This run changed ${changes}. `));
     const button = element('button', 'Rewind this run', 'jp-mod-styled nb-agent-rewind-run');
     button.title = `Undo run ${data.checkpoint_id}: its variables, files, notebook edits and conversation`;
@@ -36,7 +42,7 @@ export class RewindCard extends Widget implements IRenderMime.IRenderer {
     const outcome = element('div', '', 'nb-agent-rewind-outcome');
     outcome.style.whiteSpace = 'pre-line';
     confirm.hidden = true;
-    const request = (action: string): Promise<JSONObject> =>
+    const request = (action: RewindAsk['action']): Promise<RewindAnswer> =>
       this.ask({
         action,
         checkpoint_id: String(data.checkpoint_id ?? ''),

@@ -7,6 +7,7 @@
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ICodeCellModel } from '@jupyterlab/cells';
+import type { RunView } from './protocol';
 
 const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
 /**
@@ -16,7 +17,8 @@ const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
  */
 const SHARED_SETTLE_MS = 2000;
 
-type JSONObject = { [key: string]: any };
+/** An output's MIME bundle, read defensively. */
+type MimeData = { [mime: string]: unknown };
 /** A notebook output (nbformat), as a cell's output list gives it. */
 type Output = ReturnType<ICodeCellModel['outputs']['toJSON']>[number];
 
@@ -35,7 +37,7 @@ function codeCell(panel: NotebookPanel, cellId: string): ICodeCellModel | null {
 }
 
 function showsModel(output: Output, modelId: string): boolean {
-  const view = (output.data as JSONObject | undefined)?.[WIDGET_VIEW_MIME];
+  const view = (output.data as MimeData | undefined)?.[WIDGET_VIEW_MIME] as { model_id?: unknown } | undefined;
   return !!view && view.model_id === modelId;
 }
 
@@ -45,7 +47,7 @@ function plainBesides(outputs: Output[], modelId: string): boolean {
     output =>
       output.output_type === 'stream' ||
       showsModel(output, modelId) ||
-      Object.keys((output.data as JSONObject | undefined) ?? {}).every(mime => mime === 'text/plain')
+      Object.keys((output.data as MimeData | undefined) ?? {}).every(mime => mime === 'text/plain')
   );
 }
 
@@ -92,7 +94,7 @@ function showEnded(cell: ICodeCellModel, modelId: string, left: Output[]): boole
 }
 
 /** Handle a `run_view` message; returns whether the cell's outputs changed (now or later). */
-export function showRunView(panel: NotebookPanel, data: JSONObject): boolean {
+export function showRunView(panel: NotebookPanel, data: RunView): boolean {
   const cellId = String(data.cell_id);
   const modelId = String(data.model_id);
   const outputs = Array.isArray(data.outputs) ? (data.outputs as Output[]) : [];

@@ -4,15 +4,19 @@
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ICodeCellModel } from '@jupyterlab/cells';
+import type { ISharedCell, ISharedCodeCell } from '@jupyter/ydoc';
+import type * as nbformat from '@jupyterlab/nbformat';
+import type { LiveCell, Snapshot } from './protocol';
 
 export const MAX_TEXT_CHARS = 2000;
 export const MAX_IMAGE_CHARS = 200_000;
 export const IMAGE_BUDGET_CHARS = 1_000_000;
 
-type JSONObject = { [key: string]: any };
+/** A bounded nbformat output. */
+type Output = NonNullable<LiveCell['outputs']>[number];
 
 export interface ISnapshotOptions {
-  reason: 'execute' | 'request' | 'change' | 'open';
+  reason: Snapshot['reason'];
   seq: number;
   executingCellId?: string | null;
   requestId?: string | null;
@@ -30,7 +34,7 @@ function cut(text: string): string {
   );
 }
 
-function joined(value: any): string {
+function joined(value: unknown): string {
   return Array.isArray(value) ? value.join('') : String(value ?? '');
 }
 
@@ -38,7 +42,7 @@ class OutputBudget {
   images = IMAGE_BUDGET_CHARS;
   omitted = 0;
 
-  bound(output: JSONObject): JSONObject {
+  bound(output: nbformat.IOutput): Output {
     const kind = output.output_type;
     if (kind === 'stream') {
       return { output_type: kind, name: output.name, text: cut(joined(output.text)) };
@@ -52,8 +56,8 @@ class OutputBudget {
         traceback: [cut(traceback.join('\n'))]
       };
     }
-    const data = (output.data ?? {}) as JSONObject;
-    const kept: JSONObject = {};
+    const data = (output.data ?? {}) as nbformat.IMimeBundle;
+    const kept: { [mime: string]: string } = {};
     for (const mime of ['text/plain', 'text/markdown', 'text/latex']) {
       if (mime in data) {
         kept[mime] = cut(joined(data[mime]));
@@ -75,12 +79,18 @@ class OutputBudget {
         }
       }
     }
-    const bounded: JSONObject = { output_type: kind, data: kept };
+    const bounded: Output = { output_type: kind, data: kept };
     if (kind === 'execute_result') {
       bounded.execution_count = output.execution_count ?? null;
     }
     return bounded;
   }
+}
+
+/** A code cell of the shared model (an unrecognized cell's type is any string, so comparing
+ * `cell_type` alone does not narrow the type). */
+export function isCode(cell: ISharedCell): cell is ISharedCodeCell {
+  return cell.cell_type === 'code';
 }
 
 /** The cell whose editor has the keyboard focus, if any. */
@@ -96,44 +106,43 @@ export function editingCellId(panel: NotebookPanel): string | null {
 export function takeSnapshot(
   panel: NotebookPanel,
   options: ISnapshotOptions
-): JSONObject {
+): Snapshot {
   const model = panel.model!;
   const shared = model.sharedModel;
   const budget = new OutputBudget();
-  const cells: JSONObject[] = [];
+  const cells: LiveCell[] = [];
   // Newest cells get the image budget first: they are what the user just looked at.
   const count = shared.cells.length;
-  const bounded: JSONObject[][] = new Array(count);
+  const bounded: Output[][] = new Array(count);
   for (let i = count - 1; i >= 0; i--) {
     const cell = shared.cells[i];
-    if (cell.cell_type === 'code') {
-      const outputs = (cell as any).getOutputs() as JSONObject[];
-      bounded[i] = outputs.map(o => budget.bound(o));
+    if (isCode(cell)) {
+      bounded[i] = cell.getOutputs().map(o => budget.bound(o));
     } else {
       bounded[i] = [];
     }
   }
   for (let i = 0; i < count; i++) {
     const cell = shared.cells[i];
-    const entry: JSONObject = {
+    const entry: LiveCell = {
       id: cell.getId(),
-      cell_type: cell.cell_type,
+      cell_type: cell.cell_type as LiveCell['cell_type'],
       source: cell.getSource()
     };
-    if (cell.cell_type === 'code') {
+    if (isCode(cell)) {
       const cellModel = model.cells.get(i) as ICodeCellModel | undefined;
-      entry.execution_count = (cell as any).execution_count ?? null;
+      entry.execution_count = cell.execution_count ?? null;
       entry.outputs = bounded[i];
       entry.running = cellModel?.executionState === 'running';
     }
-    const metadata = cell.getMetadata() as JSONObject;
+    const metadata = cell.getMetadata();
     if (metadata && metadata.nb_agent) {
       entry.metadata = { nb_agent: metadata.nb_agent };
     }
     cells.push(entry);
   }
   const language =
-    (shared.getMetadata('language_info') as JSONObject | undefined)?.name ??
+    (shared.getMetadata('language_info') as nbformat.ILanguageInfoMetadata | undefined)?.name ??
     'python';
   return {
     type: 'snapshot',

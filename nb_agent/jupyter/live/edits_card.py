@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from nb_agent.jupyter.html import el
-from nb_agent.jupyter.live.protocol import RevertEntry
+from nb_agent.jupyter.live.protocol import EditsCard, EditsCardEntry, RevertEntry
 from nb_agent.jupyter.live.run import EditRecord, LiveRun
 from nb_agent.jupyter.view.change_render import MAX_STATIC_LINES, change_html, change_text
 
@@ -28,18 +28,18 @@ def preview(source: str) -> str:
     return line if len(line) <= MAX_PREVIEW_CHARS else line[: MAX_PREVIEW_CHARS - 1] + "…"
 
 
-def _entry(record: EditRecord) -> dict[str, Any]:
-    return {
-        "edit_id": record.edit_id,
-        "op": record.kind,
-        "summary": record.summary,
-        "cell_id": record.cell_id,
-        "preview": preview(record.preview),
-        "status": record.status,
-        "error": record.error,
-        "diff": change_text(record.change) if record.change is not None else "",
-        "revert": [op.model_dump(mode="json") for op in record.inverse] if record.status != "refused" else [],
-    }
+def _entry(record: EditRecord) -> EditsCardEntry:
+    return EditsCardEntry(
+        edit_id=record.edit_id,
+        op=record.kind,
+        summary=record.summary,
+        cell_id=record.cell_id,
+        preview=preview(record.preview),
+        status=record.status,
+        error=record.error,
+        diff=change_text(record.change) if record.change is not None else "",
+        revert=list(record.inverse) if record.status != "refused" else [],
+    )
 
 
 def revert_entry(record: EditRecord) -> RevertEntry:
@@ -47,9 +47,9 @@ def revert_entry(record: EditRecord) -> RevertEntry:
     return RevertEntry(edit_id=record.edit_id, summary=record.summary, revert=list(record.inverse))
 
 
-def _line(entry: dict[str, Any]) -> str:
-    shown = f": {entry['preview']}" if entry["preview"] else ""
-    return f"{entry['summary']}{shown} — {STATUS_TEXT.get(entry['status'], entry['status'])}"
+def _line(entry: EditsCardEntry) -> str:
+    shown = f": {entry.preview}" if entry.preview else ""
+    return f"{entry.summary}{shown} — {STATUS_TEXT.get(entry.status, entry.status)}"
 
 
 def edits_bundle(run: LiveRun) -> dict[str, Any] | None:
@@ -69,12 +69,9 @@ def records_bundle(records: list[EditRecord], *, run_id: str, notebook_path: str
         for line, record in zip(lines, records)
     ]
     return {
-        EDITS_MIME: {
-            "version": EDITS_VERSION,
-            "run_id": run_id,
-            "notebook_path": notebook_path,
-            "edits": entries,  # oldest first; a revert applies them newest first
-        },
+        EDITS_MIME: EditsCard(version=EDITS_VERSION, run_id=run_id, notebook_path=notebook_path, edits=entries).model_dump(
+            mode="json"
+        ),
         "text/html": el("div", el("b", title), el("ul", items), cls="nb-agent-edits"),
         "text/plain": "\n".join([title + ":"] + [f"- {line}" for line in lines]),
     }

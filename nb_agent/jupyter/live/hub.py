@@ -237,13 +237,15 @@ class LiveHub:
 
     async def request_snapshot(self, channel: LiveChannel, timeout: float) -> Snapshot | None:
         """A fresh snapshot from ``channel``'s page, if its reply arrives within ``timeout``."""
+        from nb_agent.jupyter.live.protocol import RequestSnapshot
+
         request_id = uuid.uuid4().hex
         loop = asyncio.get_running_loop()
         future: asyncio.Future[tuple[LiveChannel, Snapshot]] = loop.create_future()
         entry = (lambda c, s: c is channel and s.request_id == request_id, future)
         self._snapshot_waiters.append(entry)
         try:
-            channel.send({"type": "request_snapshot", "request_id": request_id})
+            channel.send(RequestSnapshot(request_id=request_id).model_dump(mode="json"))
             _, snapshot = await asyncio.wait_for(future, timeout)
             return snapshot
         except asyncio.TimeoutError:

@@ -7,6 +7,10 @@ in one transaction), ``run`` (a run started or ended), ``request_snapshot``, ``r
 ``run_view`` (a running cell's view for a page that opened during the run).
 Every message is a JSON object with a ``type``; unknown types and fields are ignored so
 either side can be newer.
+
+These models are the one description of the messages: the extension's TypeScript
+interfaces (``labextension/src/protocol.ts``) are generated from their JSON schema
+(:mod:`nb_agent.jupyter.live.protocol_schema`), and checks fail when the two disagree.
 """
 
 from __future__ import annotations
@@ -22,11 +26,26 @@ ErrorCode = Literal["changed", "editing", "running", "missing", "invalid", "no_n
 
 
 class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    """A message as sent: its JSON schema lists every field as present (each side sends all
+    of them; a field with a default is still sent)."""
+
+    model_config = ConfigDict(
+        extra="ignore",
+        use_attribute_docstrings=True,
+        json_schema_mode_override="serialization",
+        json_schema_serialization_defaults_required=True,
+    )
 
 
-class LiveCell(_Message):
-    """One cell as the page shows it (``source`` includes unsaved edits)."""
+class _MayOmit(_Message):
+    """A part whose fields with a default the page may leave out."""
+
+    model_config = ConfigDict(json_schema_mode_override="validation")
+
+
+class LiveCell(_MayOmit):
+    """One cell as the page shows it (``source`` includes unsaved edits); a cell that is not
+    code has no ``execution_count``, ``outputs`` or ``running``."""
 
     id: str
     cell_type: CellType = "code"
@@ -39,6 +58,8 @@ class LiveCell(_Message):
 
 
 class Snapshot(_Message):
+    """Browser → kernel: the notebook as the page shows it, unsaved edits included."""
+
     type: Literal["snapshot"] = "snapshot"
     seq: int = 0
     """Increases with every snapshot a page sends."""
@@ -61,12 +82,16 @@ class Snapshot(_Message):
 
 
 class AckError(_Message):
+    """Why the page refused an edit."""
+
     code: ErrorCode
     message: str = ""
     cell_id: str | None = None
 
 
 class Ack(_Message):
+    """Browser → kernel: the outcome of an ``edit``."""
+
     type: Literal["ack"] = "ack"
     edit_id: str
     ok: bool
@@ -90,6 +115,8 @@ class Hello(_Message):
 
 
 class NewCell(_Message):
+    """A cell an ``insert`` puts in (the kernel chooses its id)."""
+
     id: str
     cell_type: CellType
     source: str
@@ -154,6 +181,8 @@ class RunView(_Message):
 
 
 class EditMessage(_Message):
+    """Kernel → browser: operations applied as one step of the notebook's undo, all or none."""
+
     type: Literal["edit"] = "edit"
     edit_id: str
     run_id: str | None = None
@@ -217,7 +246,82 @@ class RewindReply(_Message):
     error: str | None = None
 
 
+class RunMessage(_Message):
+    """Kernel → browser: a run started or ended (while one is active the page sends ``change``
+    snapshots)."""
+
+    type: Literal["run"] = "run"
+    phase: Literal["start", "end"]
+    run_id: str
+    cell_id: str | None = None
+    """The ``%%agent`` cell of the run (at its start)."""
+
+
+class RequestSnapshot(_Message):
+    """Kernel → browser: answer with a ``snapshot`` carrying the same ``request_id``."""
+
+    type: Literal["request_snapshot"] = "request_snapshot"
+    request_id: str
+
+
+class Reveal(_Message):
+    """Kernel → browser: select the cell and scroll to it."""
+
+    type: Literal["reveal"] = "reveal"
+    cell_id: str
+
+
+# --- the cards: outputs of the ``%%agent`` cell the page renders, not comm messages ------------
+
+
+class EditsCardEntry(_Message):
+    """One agent edit on the run's card."""
+
+    edit_id: str
+    op: str
+    """``insert``, ``replace``, ``delete``, ``move`` or ``code cells``."""
+    summary: str
+    cell_id: str | None
+    preview: str
+    status: str
+    """``applied``, ``sent`` (not confirmed) or ``refused``; the page stores later states
+    (``undone``, ``kept``) in the output."""
+    error: str | None
+    diff: str
+    """The cell before and after, as a unified diff (empty when not known)."""
+    revert: list[EditOp]
+    """The edit's inverse operations (none when it was refused)."""
+
+
+class EditsCard(_Message):
+    """The data of the run's card of notebook edits (MIME type
+    ``application/vnd.nb-agent.edits+json``), as the kernel writes it."""
+
+    version: int
+    run_id: str
+    notebook_path: str
+    edits: list[EditsCardEntry]
+    """In the order the agent made them; a revert applies them newest first."""
+
+
+class RewindCard(_Message):
+    """The data of a run's card (MIME type ``application/vnd.nb-agent.rewind+json``), written
+    by :func:`nb_agent.jupyter.rewind_card.rewind_bundle` (kept free of pydantic: it is built
+    at every run's end; a test checks it matches)."""
+
+    version: int
+    checkpoint_id: str
+    prompt: str
+    """The run's prompt, as the checkpoint keeps it."""
+    changes: list[str]
+    """What the run changed, in a few words each."""
+
+
 Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest
+"""Browser → kernel."""
+
+Outgoing = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply
+"""Kernel → browser."""
 
 
 def parse_incoming(data: Any) -> Incoming | None:

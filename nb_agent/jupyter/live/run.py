@@ -35,6 +35,7 @@ from nb_agent.jupyter.live.protocol import (
     MoveOp,
     NewCell,
     ReplaceOp,
+    RunMessage,
     Snapshot,
 )
 from nb_agent.tools.files.change_preview import CellChange, cell_change
@@ -113,7 +114,8 @@ class LiveRun:
     def start(self) -> None:
         self.told = LiveDocument(snapshot=self.document.snapshot, cells=light_copy(self.document.cells))
         self.channel.listeners.append(self._on_snapshot)
-        self.channel.send({"type": "run", "phase": "start", "run_id": self.run_id, "cell_id": self.document.executing_cell_id})
+        start = RunMessage(phase="start", run_id=self.run_id, cell_id=self.document.executing_cell_id)
+        self.channel.send(start.model_dump(mode="json"))
 
     def _on_snapshot(self, snapshot: Snapshot) -> None:
         if snapshot.reason in ("change", "request"):
@@ -143,7 +145,7 @@ class LiveRun:
     def finish(self) -> None:
         if self._on_snapshot in self.channel.listeners:
             self.channel.listeners.remove(self._on_snapshot)
-        self.channel.send({"type": "run", "phase": "end", "run_id": self.run_id})
+        self.channel.send(RunMessage(phase="end", run_id=self.run_id).model_dump(mode="json"))
         self.reconcile()
 
     def reconcile(self) -> list[EditRecord]:
