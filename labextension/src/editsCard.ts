@@ -15,6 +15,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import { element } from './dom';
+import { markForReview } from './review';
 import { checkEdit, revealCell, revertEdits } from './edits';
 import type { AckError, EditOp, EditsCard as IEditsCard, EditsCardEntry, Reverted } from './protocol';
 
@@ -241,7 +242,23 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     model.setData({ data: { ...model.data, [EDITS_MIME]: json, 'text/html': forms.html, 'text/plain': forms.plain } });
   }
 
+  /** Review marks follow the card: an open (applied) edit made without asking keeps its
+   * cell marked; a kept, undone or changed one does not. */
+  private mark(edits: EditsCardEntry[]): void {
+    const open = new Set<string>();
+    const reviewed = new Set<string>();
+    for (const edit of edits) {
+      if (!edit.review || !edit.cell_id) {
+        continue;
+      }
+      (edit.status === 'applied' && shownStatus(this.panel, edit) === 'applied' ? open : reviewed).add(edit.cell_id);
+    }
+    reviewed.forEach(id => open.has(id) || markForReview(this.panel, id, false));
+    open.forEach(id => markForReview(this.panel, id, true));
+  }
+
   private draw(edits: EditsCardEntry[], said: string): void {
+    this.mark(edits);
     const node = this.node;
     node.textContent = '';
     node.style.padding = '4px 0';

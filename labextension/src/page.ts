@@ -8,6 +8,7 @@ import { Cell } from '@jupyterlab/cells';
 import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services';
 import { applyEdit, revealCell, revertEdits } from './edits';
 import { EDITS_MIME, EditsCard } from './editsCard';
+import { changedCells, markForReview } from './review';
 import { REWIND_MIME, RewindAnswer, RewindAsk, RewindCard } from './rewindCard';
 import { AskKeyboard } from './keyboard';
 import { showRunView } from './runView';
@@ -257,6 +258,10 @@ export class LivePage {
           this.applied.push(data.edit_id);
         }
         this.editStates.set(data.edit_id, error ? 'refused' : 'applied');
+        if (!error && data.review) {
+          // made without asking: marked until the user keeps or undoes it on the run's card
+          changedCells(data.ops ?? []).forEach(id => markForReview(this.panel, id, true));
+        }
         this.send({ type: 'ack', edit_id: data.edit_id, ok: !error, error });
         break;
       }

@@ -210,6 +210,10 @@ export interface EditMessage {
    * Cells the edit must not touch while they run (the ``%%agent`` cell).
    */
   guard_cell_ids: string[];
+  /**
+   * Mark the cells it changes as pending review in the page (made without asking the user).
+   */
+  review: boolean;
 }
 /**
  * Kernel → browser: a run started or ended (while one is active the page sends ``change``
@@ -317,6 +321,10 @@ export interface EditsCardEntry {
    * The cell before and after, as a unified diff (empty when not known).
    */
   diff: string;
+  /**
+   * Made without asking the user: its cell is marked pending review in the page while open.
+   */
+  review: boolean;
   /**
    * The edit's inverse operations (none when it was refused).
    */

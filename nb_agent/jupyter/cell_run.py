@@ -116,6 +116,7 @@ class CellRun:
     async def _start_live(self) -> None:
         live = self.session.live
         live.enabled = bool(getattr(self.session.settings, "live_notebook", True))
+        live.review = bool(getattr(self.session.settings, "review_edits", True))
         try:
             await live.start_run()
         except Exception:  # the page misbehaved: work on the file as before

@@ -74,6 +74,14 @@ class AgentMagics(Magics):
             "otherwise one new cell offered with set_next_input."
         ),
     ).tag(config=True)
+    review_edits = Bool(
+        True,
+        help=(
+            "Mark the live notebook edits the agent makes without asking (acceptEdits, bypassPermissions) as pending "
+            "review in the page, until you Keep or Undo them on the run's edits card. The mark is the page's only: "
+            "never in the saved notebook's sources or metadata."
+        ),
+    ).tag(config=True)
     render = Enum(
         RENDER_MODES,
         help=(

@@ -176,3 +176,59 @@ def test_an_edit_the_kernel_could_only_send_is_shown_and_saved_as_applied_once_i
     saved = _card_output(path)
     assert [e["status"] for e in saved["application/vnd.nb-agent.edits+json"]["edits"]] == ["applied", "sent"]
     assert f"replaced cell {ids[1]}: x = 10 — applied" in "".join(saved["text/plain"])
+
+
+def _marked(nb: NotebookPage) -> list[str]:
+    """The ids of the cells marked pending review in the page."""
+    return nb.js("return live.panel.content.widgets.filter(w => w.hasClass('nb-agent-review')).map(w => w.model.id);")
+
+
+def test_edits_made_without_asking_are_marked_for_review_until_kept_or_undone_and_never_saved(lab, new_page):
+    name = "review_marks.ipynb"
+    nb = _open(lab, new_page, name, ["x = 1", "y = 2", "%%agent --permission-mode acceptEdits\ntidy up"])
+    path = lab.root / name
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 10"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[2], "new_source": "## Results", "cell_type": "markdown", "edit_mode": "insert"})]),
+        Reply(content=[text("Done.")]),
+    )
+    nb.run(3)
+    nb.wait_executed(4)
+    inserted = nb.ids()[3]
+    nb.wait_js("return live.panel.content.widgets.filter(w => w.hasClass('nb-agent-review')).length === 2;")
+    assert sorted(_marked(nb)) == sorted([ids[1], inserted])
+    label = nb.js("return getComputedStyle(live.panel.content.widgets.find(w => w.model.id === arg).node, '::before').content;", ids[1])
+    assert "pending review" in label
+    nb.command_mode()
+    nb.save()
+    for cell in json.loads(path.read_text())["cells"]:  # the mark is the page's only
+        if cell["id"] in (ids[1], inserted):
+            assert "review" not in json.dumps(cell["metadata"]) and "review" not in "".join(cell["source"]), cell
+
+    again = NotebookPage(new_page(), lab, name).open()  # the notebook opened again: the card marks them again
+    again.wait_js("return live.panel.content.widgets.filter(w => w.hasClass('nb-agent-review')).length === 2;")
+    card = again.page.locator(f"#{again.panel_id()} .nb-agent-edits")
+    card.locator("li").nth(0).locator(".nb-agent-keep").click()
+    again.wait_js("return live.panel.content.widgets.filter(w => w.hasClass('nb-agent-review')).length === 1;")
+    assert _marked(again) == [inserted]
+    card.locator("li").nth(1).locator(".nb-agent-undo").click()
+    again.wait_js("return !live.panel.content.widgets.some(w => w.hasClass('nb-agent-review'));")
+    assert inserted not in again.ids() and again.sources()[1] == "x = 10"
+
+
+def test_edits_the_user_allowed_one_by_one_are_not_marked(lab, new_page):
+    name = "review_asked.ipynb"
+    nb = _open(lab, new_page, name, ["x = 1", "%%agent --permission-mode default --answer allow\nchange x"])
+    path = lab.root / name
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 2"})]),
+        Reply(content=[text("Done.")]),
+    )
+    nb.run(2)
+    nb.wait_executed(2)
+    nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits li").first.wait_for(timeout=60_000)
+    assert nb.sources()[1] == "x = 2" and _marked(nb) == []

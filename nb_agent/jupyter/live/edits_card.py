@@ -38,6 +38,7 @@ def _entry(record: EditRecord) -> EditsCardEntry:
         status=record.status,
         error=record.error,
         diff=change_text(record.change) if record.change is not None else "",
+        review=record.review,
         revert=list(record.inverse) if record.status != "refused" else [],
     )
 

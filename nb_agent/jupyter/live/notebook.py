@@ -51,6 +51,8 @@ class LiveNotebook:
         self.shell = shell
         self.hub = LiveHub()
         self.enabled = True
+        self.review = True
+        """Mark edits made without asking as pending review (``AgentMagics.review_edits``)."""
         self.current: LiveRun | None = None
         self.last: LiveRun | None = None
         self.mode = "file"
@@ -101,7 +103,7 @@ class LiveNotebook:
         channel, snapshot = found
         address = locate(snapshot.notebook_path or channel.hello.notebook_path, channel.hello.server_root)
         self.address = address
-        run = LiveRun(hub=self.hub, channel=channel, document=LiveDocument.from_snapshot(snapshot), address=address)
+        run = LiveRun(hub=self.hub, channel=channel, document=LiveDocument.from_snapshot(snapshot), address=address, review=self.review)
         if self._left is not None and self._left.snapshot.notebook_path == snapshot.notebook_path:
             run.document.seen = dict(self._left.seen)
             run.document.has_read = self._left.has_read

@@ -189,6 +189,8 @@ class EditMessage(_Message):
     ops: list[EditOp]
     guard_cell_ids: list[str] = Field(default_factory=list)
     """Cells the edit must not touch while they run (the ``%%agent`` cell)."""
+    review: bool = False
+    """Mark the cells it changes as pending review in the page (made without asking the user)."""
 
 
 class RefusedEdit(_Message):
@@ -289,6 +291,8 @@ class EditsCardEntry(_Message):
     error: str | None
     diff: str
     """The cell before and after, as a unified diff (empty when not known)."""
+    review: bool = False
+    """Made without asking the user: its cell is marked pending review in the page while open."""
     revert: list[EditOp]
     """The edit's inverse operations (none when it was refused)."""
 

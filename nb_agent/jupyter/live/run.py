@@ -71,6 +71,8 @@ class EditRecord:
     """The start of the source the edit wrote (or, for a delete, removed)."""
     change: CellChange | None = None
     """The cell before and after (the card shows its diff)."""
+    review: bool = False
+    """Made without asking the user: its cell is marked pending review in the page until Keep or Undo."""
     status: EditStatus = "sent"
     error: str | None = None
 
@@ -108,6 +110,8 @@ class LiveRun:
     """A snapshot came in since the last :meth:`changes_since_turn`."""
     reverted: list[str] = field(default_factory=list)
     """Summaries of agent edits (of an earlier run) the user reverted during this run, not told yet."""
+    review: bool = True
+    """Edits made without asking are marked pending review (``AgentMagics.review_edits``)."""
     seq: int = 0
     """Its number among the kernel's live runs (1, 2, ...)."""
 
@@ -168,7 +172,7 @@ class LiveRun:
 
     async def send(
         self, ops: list[EditOp], *, summary: str, cell_id: str | None, inverse: list[EditOp], kind: str = "edit", preview: str = "",
-        change: CellChange | None = None,
+        change: CellChange | None = None, review: bool = False,
     ) -> EditRecord:  # fmt: skip
         """Send ``ops`` as one transaction; raises :class:`LiveEditRefused` on a refusal."""
         edit = EditMessage(
@@ -176,8 +180,11 @@ class LiveRun:
             run_id=self.run_id,
             ops=ops,
             guard_cell_ids=[self.document.executing_cell_id] if self.document.executing_cell_id else [],
+            review=review,
         )
-        record = EditRecord(edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse, kind=kind, preview=preview, change=change)
+        record = EditRecord(
+            edit_id=edit.edit_id, summary=summary, cell_id=cell_id, ops=ops, inverse=inverse, kind=kind, preview=preview, change=change, review=review
+        )  # fmt: skip
         ack = await self.hub.send_edit(self.channel, edit, self.ack_timeout if self.acks_arrive else 0)
         if ack is None:
             self.acks_arrive = False
@@ -199,15 +206,17 @@ class LiveRun:
 
     async def notebook_edit(
         self, *, cell_id: str | None, new_source: str, cell_type: str | None, edit_mode: str,
-        after_cell_id: str | None = None, before_cell_id: str | None = None,
+        after_cell_id: str | None = None, before_cell_id: str | None = None, asked: bool = False,
     ) -> tuple[str, str, EditRecord]:  # fmt: skip
-        """NotebookEdit's modes; returns ``(cell id, cell type, record)``."""
+        """NotebookEdit's modes; returns ``(cell id, cell type, record)``. An edit the user was
+        not asked about (``asked`` false) is marked for review when :attr:`review` is on."""
         document = self.document
+        review = self.review and not asked
         if not document.has_read:
             raise LiveEditRefused(not_read_message(self.shown_path()))
         if edit_mode == "move":
             assert cell_id is not None
-            record = await self.move(cell_id=cell_id, after_cell_id=after_cell_id, before_cell_id=before_cell_id)
+            record = await self.move(cell_id=cell_id, after_cell_id=after_cell_id, before_cell_id=before_cell_id, review=review)
             return record.cell_id or cell_id, document.cell(record.cell_id or cell_id).cell_type, record
         if edit_mode == "insert":
             assert cell_type is not None
@@ -221,6 +230,7 @@ class LiveRun:
                 kind="insert",
                 preview=new_source,
                 change=cell_change(op="insert", notebook=self.shown_path(), cell_id=new.id, cell_type=cell_type, after=new_source),
+                review=review,
             )
             return new.id, cell_type, record
         assert cell_id is not None
@@ -241,6 +251,7 @@ class LiveRun:
                 kind="delete",
                 preview=cell.source,
                 change=cell_change(op="delete", notebook=self.shown_path(), cell_id=cell.id, cell_type=cell.cell_type, before=cell.source),
+                review=review,
             )
             return cell.id, cell.cell_type, record
         target_type = cell_type or cell.cell_type
@@ -254,10 +265,11 @@ class LiveRun:
             change=cell_change(
                 op="replace", notebook=self.shown_path(), cell_id=cell.id, cell_type=target_type, before=cell.source, after=new_source, old_type=cell.cell_type
             ),
+            review=review,
         )
         return cell.id, target_type, record
 
-    async def move(self, *, cell_id: str, after_cell_id: str | None, before_cell_id: str | None = None) -> EditRecord:
+    async def move(self, *, cell_id: str, after_cell_id: str | None, before_cell_id: str | None = None, review: bool = False) -> EditRecord:
         """Move a cell right after ``after_cell_id`` (``None``: to the top) or, when given,
         right before ``before_cell_id``; one transaction, the cell keeps its id and outputs."""
         document = self.document
@@ -287,6 +299,7 @@ class LiveRun:
             kind="move",
             preview=cell.source,
             change=cell_change(op="move", notebook=self.shown_path(), cell_id=cell.id, cell_type=cell.cell_type, before=cell.source),
+            review=review,
         )
 
     def add_code_cells(self, snippets: list[str]) -> EditRecord:

@@ -363,17 +363,19 @@ class NotebookEdit(Tool[NotebookEditInput]):
         if input._live is not None:
             if self.bridge is None or self.bridge.live() is not input._live:
                 raise ToolError(LIVE_GONE_MESSAGE)  # never the file: the call was allowed as an edit of the page
-            return ToolResult(data=await self._edit_live(input._live, input))
+            # acceptEdits / bypassPermissions apply it without asking: the page marks it for review
+            asked = ctx.permission_mode not in ("acceptEdits", "bypassPermissions")
+            return ToolResult(data=await self._edit_live(input._live, input, asked=asked))
         path = self._path(input.notebook_path, ctx.cwd)
         result = await asyncio.to_thread(self._edit, path, input, ctx.session)
         return ToolResult(data=result)
 
-    async def _edit_live(self, live: Any, input: NotebookEditInput) -> NotebookEditResult:
+    async def _edit_live(self, live: Any, input: NotebookEditInput, *, asked: bool) -> NotebookEditResult:
         from nb_agent.jupyter.live.run import LIVE_NOTE, UNCONFIRMED_NOTE
 
         cell_id, cell_type, record = await live.notebook_edit(
             cell_id=input.cell_id, new_source=input.new_source, cell_type=input.cell_type, edit_mode=input.edit_mode,
-            after_cell_id=input.after_cell_id, before_cell_id=input.before_cell_id,
+            after_cell_id=input.after_cell_id, before_cell_id=input.before_cell_id, asked=asked,
         )  # fmt: skip
         return NotebookEditResult(
             notebook_path=live.shown_path(),

@@ -39,4 +39,6 @@ def test_the_approval_card_shows_each_cell_change_and_the_saved_rendering_keeps_
     # delete (denied): what would have gone
     assert f"deletes code cell {a}:" in html and "import math" in html
     assert a in page.ids()  # the denied delete did not happen
+    [card] = [m["content"]["data"]["application/vnd.nb-agent.edits+json"] for m in run.of_type("display_data") if "application/vnd.nb-agent.edits+json" in m["content"]["data"]]
+    assert [e["review"] for e in card["edits"]] == [False, False]  # the user saw and allowed each one: nothing to mark
     assert page.find(b)["source"] == "x = 'cleaned'\ny = x.upper()"

@@ -41,6 +41,7 @@ def test_the_card_lists_each_edit_and_reverting_restores_the_users_notebook(live
     assert [e["cell_id"] for e in card["edits"]] == [inserted, case.cells[1]["id"], case.cells[0]["id"]]
     assert [e["preview"] for e in card["edits"]] == ["# Setup", "x = 42", "import math"]
     assert all(e["status"] == "applied" for e in card["edits"])
+    assert all(e["review"] for e in card["edits"])  # acceptEdits: made without asking, marked for review
     # each edit's diff: the inserted cell, the cell before → after, the deleted cell
     assert card["edits"][0]["diff"].splitlines()[1:-1] == ["+# Setup"]
     assert "-x = 'typed by the user, not saved'\n+x = 42" in card["edits"][1]["diff"]
