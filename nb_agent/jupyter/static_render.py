@@ -101,6 +101,11 @@ def _tool_line(card: ToolCall) -> str:
     return line + items + (f"\n\n{quoted}" if quoted else "")
 
 
+LIVE_ONLY_NOTICES = frozenset({"tool_use_summary", "hook_timing"})
+"""Notices the live view shows and the saved rendering leaves out: a summary the cards
+already say, and how long hooks took on this machine this time (not what the run did)."""
+
+
 def _notice_prefix(notice: Notice) -> str:
     return {"error": "**Error:** ", "warning": "**Warning:** "}.get(notice.level, "")
 
@@ -142,7 +147,7 @@ def render_markdown_text(state: RunState) -> str:
                 continue
             flush_tools()
             parts.append(item.text.strip("\n"))
-        elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
+        elif isinstance(item, Notice) and item.subtype not in LIVE_ONLY_NOTICES:
             flush_tools()
             quoted = "\n".join(f"> {line}" if line else ">" for line in f"{_notice_prefix(item)}{item.text}".splitlines())
             parts.append(quoted)
@@ -200,7 +205,7 @@ def render_html(state: RunState) -> Html:
                 continue
             flush_tools()
             parts.append(markdown(item.text))
-        elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
+        elif isinstance(item, Notice) and item.subtype not in LIVE_ONLY_NOTICES:
             flush_tools()
             parts.append(el("p", item.text, style=theme.text(NOTICE_TONE.get(item.level, theme.MUTED), style(white_space="pre-wrap"))))
     flush_tools()
@@ -225,7 +230,7 @@ def render_plain(state: RunState) -> str:
             if (change := _saved_change(item)) is not None:
                 extra += "".join(f"\n    {line}" for line in change_text(change).splitlines())
             lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}{extra}")
-        elif isinstance(item, Notice) and item.subtype != "tool_use_summary":
+        elif isinstance(item, Notice) and item.subtype not in LIVE_ONLY_NOTICES:
             lines.append(f"[{item.level}] {item.text}")
     if state.interrupted:
         lines.append(f"⏹ {stop_notice(state)}")

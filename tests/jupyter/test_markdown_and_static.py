@@ -120,6 +120,20 @@ def test_static_bundle_has_answer_and_tool_list_without_volatile_data():
     assert static_bundle(_state()) == bundle  # deterministic
 
 
+def test_hook_timings_stay_in_the_live_view_and_out_of_the_saved_rendering():
+    # how long hooks took depends on the machine's load: a saved notebook re-executed
+    # elsewhere (nbval) must not differ by it, while the live view still says it
+    plain = static_bundle(_state())
+    state = _state()
+    state._add(Notice(level="info", text="PreToolUse hooks for Bash took 0.7s", subtype="hook_timing"))
+    state._add(Notice(level="warning", text="a hook said: careful with rm", subtype="hook"))
+    assert any(isinstance(i, Notice) and "took 0.7s" in i.text for i in state.items)
+    bundle = static_bundle(state)
+    for mime in ("text/html", "text/markdown", "text/plain"):
+        assert "took 0.7s" not in bundle[mime], mime
+        assert "careful with rm" in bundle[mime] and "careful with rm" not in plain[mime], mime
+
+
 def test_interrupted_run_says_so():
     state = _state()
     state.finish(interrupted=True)
