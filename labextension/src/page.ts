@@ -13,6 +13,7 @@ import { REWIND_MIME, RewindAnswer, RewindAsk, RewindCard } from './rewindCard';
 import { AskKeyboard } from './keyboard';
 import { showRunView } from './runView';
 import type { AckError, EditOp, FromKernel, FromPage, Hello, Snapshot } from './protocol';
+import { Inbox } from './inbox';
 import { takeSnapshot } from './snapshot';
 
 export const TARGET_NAME = 'nb_agent.live';
@@ -34,6 +35,8 @@ export class LivePage {
   private runActive = false;
   private changeTimer: number | null = null;
   private disposed = false;
+  private inbox = new Inbox();
+  private reconnecting = false;
   /** Kernel messages handled, for the browser tests (edit ids applied here). */
   readonly applied: string[] = [];
   /** What this page did to agent edits (`applied`, `refused`, `undone`): the cards' truth. */
@@ -136,10 +139,12 @@ export class LivePage {
       return;
     }
     this.closeComm();
+    this.kernel?.connectionStatusChanged.disconnect(this.connectionChanged, this);
     this.kernel = kernel;
     if (!kernel) {
       return;
     }
+    kernel.connectionStatusChanged.connect(this.connectionChanged, this);
     // The kernel says hello when nb_agent loads (e.g. `%load_ext nb_agent`): open then.
     kernel.registerCommTarget(HELLO_TARGET_NAME, () => {
       if (!this.isOpen && this.kernel === kernel) {
@@ -166,6 +171,8 @@ export class LivePage {
     (comm as unknown as { commsOverSubshells: CommsOverSubshells }).commsOverSubshells =
       CommsOverSubshells.Disabled;
     this.comm = comm;
+    this.inbox.reset();
+    this.runActive = false; // a new comm: a new kernel, or nb_agent loaded again
     // What a kernel sends on this comm: a newer kernel's types fall through onMessage's switch.
     comm.onMsg = (msg: KernelMessage.ICommMsgMsg) =>
       this.onMessage(msg.content.data as unknown as FromKernel);
@@ -245,7 +252,46 @@ export class LivePage {
     }, CHANGE_DEBOUNCE_MS);
   }
 
+  /**
+   * The kernel's websocket came back after closing (the comm and the kernel are the same;
+   * messages in flight were lost): ask for what this page lacks.
+   */
+  private connectionChanged(
+    _: Kernel.IKernelConnection,
+    status: Kernel.ConnectionStatus
+  ): void {
+    if (status !== 'connected') {
+      this.reconnecting = true;
+    } else if (this.reconnecting) {
+      this.reconnecting = false;
+      this.askResume(true);
+    }
+  }
+
+  private askResume(force: boolean): void {
+    if (!this.isOpen) {
+      return;
+    }
+    const snapshot = this.runActive ? this.snapshot('change') : null;
+    const resume = this.inbox.resume(snapshot, force);
+    if (resume) {
+      this.send(resume as unknown as FromPage);
+    }
+  }
+
   private onMessage(data: FromKernel): void {
+    const verdict = this.inbox.accept(data as unknown as { [key: string]: any });
+    if (verdict === 'gap') {
+      this.askResume(false); // the kernel sends it again, and what follows, in order
+      return;
+    }
+    if (verdict === 'duplicate') {
+      const ack = data.type === 'edit' ? this.inbox.ackFor(data.edit_id) : undefined;
+      if (ack) {
+        this.send(ack as unknown as FromPage); // applied once; the kernel may have lost the acknowledgement
+      }
+      return;
+    }
     switch (data.type) {
       case 'edit': {
         let error: AckError | null = null;
@@ -262,7 +308,9 @@ export class LivePage {
           // made without asking: marked until the user keeps or undoes it on the run's card
           changedCells(data.ops ?? []).forEach(id => markForReview(this.panel, id, true));
         }
-        this.send({ type: 'ack', edit_id: data.edit_id, ok: !error, error });
+        const ack = { type: 'ack' as const, edit_id: data.edit_id, ok: !error, error };
+        this.inbox.recordAck(ack);
+        this.send(ack);
         break;
       }
       case 'run':

@@ -3,7 +3,7 @@
 /**
  * Browser → kernel.
  */
-export type FromPage = Snapshot | Ack | Hello | Reverted | RewindRequest;
+export type FromPage = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume;
 /**
  * Kernel → browser.
  */
@@ -197,6 +197,26 @@ export interface RewindRequest {
   action: 'preview' | 'rewind';
   checkpoint_id: string;
   prompt: string;
+}
+/**
+ * Browser → kernel: send again what I lack. Sent when the page's kernel websocket came
+ * back after closing (a proxy's idle timeout, a network blip) and when a message's ``seq``
+ * skips one; what was in flight when a socket closed is lost, whatever the gateway buffers.
+ */
+export interface Resume {
+  type: 'resume';
+  /**
+   * The last kernel message the page handled (every one before it too).
+   */
+  last_seq: number;
+  /**
+   * The page's recent acknowledgements, again (one may have been lost the same way).
+   */
+  acks: Ack[];
+  /**
+   * The page's state now, while a run is going on.
+   */
+  snapshot: Snapshot | null;
 }
 /**
  * Kernel → browser: operations applied as one step of the notebook's undo, all or none.

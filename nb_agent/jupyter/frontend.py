@@ -4,8 +4,11 @@ list. Between cells it is empty: nobody can answer then."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(kw_only=True)
@@ -51,3 +54,14 @@ class RunFrontend:
     def live_output(self, tool_name: str, tail: str) -> None:
         if self.view is not None:
             self.view.push_live_output(tool_name, tail)
+
+    def reshow(self) -> None:
+        """A page's kernel websocket came back (or it saw messages missing): the running
+        cell's view again, as the kernel has it, its approval buttons among it."""
+        reshow = getattr(self.view, "reshow", None)
+        if reshow is None:
+            return
+        try:
+            reshow()
+        except Exception:  # the run goes on; the next reconnect tries again
+            log.debug("could not show the view again", exc_info=True)

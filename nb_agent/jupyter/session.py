@@ -52,6 +52,7 @@ class KernelAgentSession:
         self.cassette: tuple[str, Path] | None = None
         """``%agent cassette``: the path as given, and resolved."""
         self.live = LiveNotebook(shell=shell)
+        self.live.hub.on_resume = lambda _channel: self.frontend.reshow()
         self.frontend = RunFrontend()
         self.attachments = KernelAttachments(shell=shell, settings=settings, live=self.live, agent_names=lambda: self.checkpoints.agent_names())
         self.checkpoints = KernelCheckpoints(shell=shell, settings=settings, after_rewind=self.attachments.remember_namespace)

@@ -4,6 +4,8 @@ It speaks the protocol over a real kernel connection (a ``jupyter_client`` clien
 its comm, sends snapshots before ``%%agent`` cells, applies the kernel's edits to its own
 cells with the same checks as the extension, and acknowledges them (at once, or later when
 ``defer_acks`` is set, as a kernel that handles browser messages only after the cell would).
+Like the extension's inbox it handles each numbered message once and in order, and asks to
+resume on a gap; ``lose`` drops messages as a closing websocket does.
 Feed it every iopub message the test reads (:meth:`feed`).
 """
 
@@ -55,8 +57,17 @@ class FakeLivePage:
     answer_reverts: bool = True
     """Answer the kernel's ``revert`` (False: a page that applies nothing and never answers)."""
     rewind_replies: list[dict[str, Any]] = field(default_factory=list)
+    last_seq: int = 0
+    """The last numbered kernel message handled (the extension's inbox)."""
+    lose: list[str] = field(default_factory=list)
+    """Drop the next kernel messages of these types, in this order, as a websocket that closes
+    loses what is in flight (by type, not count: what arrives before them is not the test's to time)."""
+    lost: list[dict[str, Any]] = field(default_factory=list)
+    gaps: int = 0
+    """Messages that arrived after a missing one (each makes the page ask to resume)."""
     _seq: int = 0
     _held: list[dict[str, Any]] = field(default_factory=list)
+    _acks: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     # --- sending ----------------------------------------------------------------------------
     def _send(self, msg_type: str, content: dict[str, Any]) -> None:
@@ -100,6 +111,11 @@ class FakeLivePage:
         if self.run_active:
             self.send(self.snapshot("change"))
 
+    def resume(self) -> None:
+        """What the extension sends when its websocket came back, or on a gap."""
+        snapshot = self.snapshot("change") if self.run_active else None
+        self.send({"type": "resume", "last_seq": self.last_seq, "acks": list(self._acks.values()), "snapshot": snapshot})
+
     def flush_acks(self) -> None:
         held, self._held = self._held, []
         for ack in held:
@@ -110,6 +126,21 @@ class FakeLivePage:
         if message.get("msg_type") != "comm_msg" or message["content"].get("comm_id") != self.comm_id:
             return
         data = message["content"].get("data") or {}
+        if self.lose and data.get("type") == self.lose[0]:
+            self.lose.pop(0)
+            self.lost.append(data)
+            return
+        seq = data.get("seq")
+        if isinstance(seq, int):
+            if seq <= self.last_seq:  # handled already: acknowledge an edit again
+                if data.get("type") == "edit" and data.get("edit_id") in self._acks and not self.defer_acks:
+                    self.send(self._acks[data["edit_id"]])
+                return
+            if seq > self.last_seq + 1:
+                self.gaps += 1
+                self.resume()
+                return
+            self.last_seq = seq
         self.received.append(data)
         kind = data.get("type")
         if kind == "edit":
@@ -143,6 +174,7 @@ class FakeLivePage:
                 self._apply(op)
             self.applied.append(edit["edit_id"])
             ack = {"type": "ack", "edit_id": edit["edit_id"], "ok": True, "error": None}
+        self._acks[edit["edit_id"]] = ack
         if self.defer_acks:
             self._held.append(ack)
         else:

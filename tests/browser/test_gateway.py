@@ -1,7 +1,8 @@
 """A kernel behind a real Jupyter Kernel Gateway, as on another machine than the Jupyter server:
 the gateway runs in a folder of its own, read-only to it, and cannot see JupyterLab's folder
 (bubblewrap hides it), so the notebook file is not on the kernel's machine. JupyterLab uses it
-with ``--gateway-url``."""
+with ``--gateway-url``; the browser reaches JupyterLab through a proxy the test controls, as
+through JupyterHub's, which closes the page's kernel websockets when told."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ import pytest
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
 from nb_agent.testing.gateway import Gateway, start_gateway, stop_gateway
 from nb_agent.testing.jupyterlab import Lab, start_lab, stop_lab
+from nb_agent.testing.tcp_proxy import StallingProxy
 
 from .conftest import PAGE_JS, NotebookPage
 
@@ -25,14 +28,18 @@ UNSAVED = "  # typed in the browser, not saved"
 
 
 @pytest.fixture(scope="module")
-def remote(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicServer) -> Iterator[tuple[Lab, Gateway]]:
-    """JupyterLab with its kernels from the gateway."""
+def remote(tmp_path_factory: pytest.TempPathFactory, model_server: FakeAnthropicServer) -> Iterator[tuple[Lab, Gateway, StallingProxy]]:
+    """JupyterLab with its kernels from the gateway; the returned Lab's URL is the proxy's."""
     lab_base, gateway_base = tmp_path_factory.mktemp("gateway-lab"), tmp_path_factory.mktemp("gateway")
     gateway = start_gateway(gateway_base, model_server, hidden=[lab_base])
     try:
         lab = start_lab(lab_base, model_server, comms_over_subshells="perCommTarget", gateway_url=gateway.url)
         try:
-            yield lab, gateway
+            proxy = StallingProxy(int(lab.url.rsplit(":", 1)[1])).start()
+            try:
+                yield replace(lab, url=f"http://127.0.0.1:{proxy.port}"), gateway, proxy
+            finally:
+                proxy.stop()
         finally:
             stop_lab(lab)
     finally:
@@ -65,6 +72,12 @@ class GatewayPage(NotebookPage):
             polling=2000,  # ms between asks
             timeout=120_000,
         )
+
+    def record_connection(self) -> None:
+        self.js("window.__statuses = []; live.panel.sessionContext.session.kernel.connectionStatusChanged.connect((_, s) => window.__statuses.push(s));")
+
+    def wait_reconnected(self) -> None:
+        self.page.wait_for_function("() => window.__statuses.includes('connecting') && window.__statuses[window.__statuses.length - 1] === 'connected'", timeout=120_000)
 
     def allow(self) -> Any:
         """The Allow button of the approval that waits (answered ones stay on their cards, disabled)."""
@@ -101,7 +114,7 @@ def test_approval_live_edits_and_the_unsaved_notebook_through_the_gateway(remote
     """The notebook is not on the kernel's machine: Read and NotebookEdit reach the page by the
     server's path and by the name, an approval clicked in the page goes through, sessions are
     kept where the kernel can write, and %agent status says so."""
-    lab, gateway = remote
+    lab, gateway, _proxy = remote
     name = "remote.ipynb"
     nb = _start(lab, new_page, name, "Work on the notebook.")
     server_path = str(lab.root / name)  # the server's path: no such file on the kernel's machine
@@ -141,8 +154,49 @@ def test_approval_live_edits_and_the_unsaved_notebook_through_the_gateway(remote
     assert "Done." in transcript.read_text()
 
 
+def test_a_reconnect_in_the_middle_of_an_approval_loses_nothing(remote, new_page):
+    """The proxy closes the page's kernel websocket while an approval waits (JupyterHub's idle
+    timeout), then again while the kernel's next messages are in flight (a live edit, the next
+    approval's card): the page reconnects, the edit is applied once, the first card shows it
+    was answered and the second one waits for its click."""
+    lab, gateway, proxy = remote
+    name = "reconnect.ipynb"
+    nb = _start(lab, new_page, name, "Work on the notebook.")
+    ids = nb.ids()
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": name})]),  # NotebookEdit needs it first
+        Reply(content=[tool_use("Bash", {"command": "touch $HOME/first_approval"})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": name, "cell_id": ids[2], "new_source": "y = x + 1"})]),
+        Reply(content=[tool_use("Bash", {"command": "touch $HOME/second_approval"})]),
+        Reply(content=[text("Done.")]),
+    )
+    start = len(lab.server.requests)
+    nb.run(3)
+    nb.allow().wait_for(timeout=120_000)
+    nb.record_connection()
+    proxy.drop()  # while the approval waits; the page reconnects
+    nb.wait_reconnected()
+    nb.allow().wait_for(timeout=120_000)
+    proxy.stall()  # what the kernel sends next is held, then lost with the socket
+    nb.allow().click()
+    _wait_for_requests(nb, lab, start + 4)  # the replace returned (unconfirmed); the second Bash asks
+    held = proxy.held_bytes
+    proxy.drop()
+    nb.wait_reconnected()
+    assert held > 0
+    nb.wait_js("return live.panel.model.sharedModel.cells.some(c => c.getSource() === 'y = x + 1');")
+    # the view as the kernel has it: the first card answered (that news was lost too), the second waiting
+    nb.page.get_by_text("Allowed by you.").wait_for(timeout=120_000)
+    nb.page.get_by_text("touch $HOME/second_approval").wait_for(timeout=120_000)
+    nb.allow().click()
+    nb.wait_executed(3)
+    sources = nb.sources()
+    assert sources.count("y = x + 1") == 1 and len(nb.applied()) == 1, (sources, nb.applied())
+    assert (gateway.home / "first_approval").exists() and (gateway.home / "second_approval").exists()
+
+
 def test_stop_through_the_gateway_ends_the_run_and_its_command(remote, new_page):
-    lab, _gateway = remote
+    lab, _gateway, _proxy = remote
     name = "stop.ipynb"
     marker = "sleep 3607"  # a command line no other test runs
     nb = _start(lab, new_page, name, "Wait.", mode="bypassPermissions")
@@ -183,7 +237,7 @@ def test_a_restart_by_the_gateway_stops_the_run(remote, new_page):
     (Running cells after a restart through the gateway is JupyterLab's and the gateway's
     business, and flaky: without nb_agent loaded, the first cell run after such a restart
     hung in 3 of 6 tries here. So this test runs none.)"""
-    lab, gateway = remote
+    lab, gateway, _proxy = remote
     name = "restart.ipynb"
     nb = _start(lab, new_page, name, "Make a file.")
     lab.server.script.add(Reply(content=[text("First, a file."), tool_use("Bash", {"command": "touch $HOME/never_made"}, id="toolu_restart")]))

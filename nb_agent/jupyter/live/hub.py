@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TARGET_NAME
 
 if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
-    from nb_agent.jupyter.live.protocol import Ack, EditMessage, Hello, Reverted, RevertMessage, RewindRequest, Snapshot
+    from nb_agent.jupyter.live.protocol import (
+        Ack,
+        EditMessage,
+        Hello,
+        Resume,
+        Reverted,
+        RevertMessage,
+        RewindRequest,
+        Snapshot,
+    )
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +45,18 @@ UNKNOWN_CELL_WAIT_S = 0.3
 execute requests carry a ``cellId`` too) or a notebook cell made since the page's last
 snapshot. A console must not wait long for a snapshot that never comes."""
 
+OUTBOX_SIZE = 256
+"""Messages a channel keeps for a page that asks for them again (``resume``): more than a
+run sends while a websocket reconnects."""
+
+
 @dataclass(kw_only=True)
 class LiveChannel:
-    """One page's comm and the latest state it reported."""
+    """One page's comm and the latest state it reported.
+
+    Every message the kernel sends on it is numbered (``seq``) and kept in :attr:`outbox`: a
+    websocket that closes (a JupyterHub proxy's idle timeout, a gateway's reconnect) loses
+    the messages in flight, and the page asks for them again by number (``resume``)."""
 
     comm: Any
     comm_id: str
@@ -46,10 +65,31 @@ class LiveChannel:
     snapshot_at: float = 0.0
     closed: bool = False
     listeners: list[Callable[[Snapshot], None]] = field(default_factory=list)
+    seq: int = 0
+    outbox: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=OUTBOX_SIZE))
 
-    def send(self, data: dict[str, Any]) -> None:
+    def send(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Send ``data`` with the channel's next ``seq``; returns the message as sent."""
+        self.seq += 1
+        message = {**data, "seq": self.seq}
+        self.outbox.append(message)
         if not self.closed:
-            self.comm.send(data)
+            self.comm.send(message)
+        return message
+
+    def resend(self, message: dict[str, Any]) -> None:
+        """Send a message again, with its own ``seq`` (the page handles each number once)."""
+        if not self.closed:
+            self.comm.send(message)
+
+    def resume(self, last_seq: int) -> int:
+        """The page has every message up to ``last_seq``: send the later ones again, in
+        order; returns how many."""
+        while self.outbox and self.outbox[0]["seq"] <= last_seq:
+            self.outbox.popleft()
+        for message in self.outbox:
+            self.resend(message)
+        return len(self.outbox)
 
 
 class LiveHub:
@@ -66,6 +106,8 @@ class LiveHub:
         self.last_problem: str | None = None
         self.on_reverted: Callable[[LiveChannel, Reverted], None] | None = None
         """Called when a page says the user reverted agent edits from a run's card."""
+        self.on_resume: Callable[[LiveChannel], None] | None = None
+        """Called when a page says it lost messages (its websocket came back): widgets' too."""
         self.on_rewind_request: Callable[[LiveChannel, RewindRequest], None] | None = None
         """Called when a run card's "Rewind this run" asks the kernel (on the loop's thread)."""
         self._revert_waiters: dict[str, asyncio.Future[Reverted]] = {}
@@ -149,7 +191,7 @@ class LiveHub:
             channel.closed = True
 
     def _on_message(self, comm_id: str, data: Any) -> None:
-        from nb_agent.jupyter.live.protocol import Ack, Reverted, RewindRequest, Snapshot, parse_incoming
+        from nb_agent.jupyter.live.protocol import Ack, Resume, Reverted, RewindRequest, Snapshot, parse_incoming
 
         channel = self.channels.get(comm_id)
         message = parse_incoming(data)
@@ -158,10 +200,9 @@ class LiveHub:
         if isinstance(message, Snapshot):
             self._snapshot(channel, message)
         elif isinstance(message, Ack):
-            self.acks[message.edit_id] = message
-            future = self._ack_waiters.pop(message.edit_id, None)
-            if future is not None and not future.done():
-                future.set_result(message)
+            self._ack(message)
+        elif isinstance(message, Resume):
+            self._resume(channel, message)
         elif isinstance(message, Reverted):
             waiter = self._revert_waiters.pop(message.revert_id, None) if message.revert_id else None
             if waiter is not None:
@@ -171,6 +212,24 @@ class LiveHub:
                 self.on_reverted(channel, message)
         elif isinstance(message, RewindRequest) and self.on_rewind_request is not None:
             self.on_rewind_request(channel, message)
+
+    def _ack(self, ack: Ack) -> None:
+        self.acks[ack.edit_id] = ack
+        future = self._ack_waiters.pop(ack.edit_id, None)
+        if future is not None and not future.done():
+            future.set_result(ack)
+
+    def _resume(self, channel: LiveChannel, resume: Resume) -> None:
+        """The page's websocket came back (or it saw a gap): its acknowledgements again,
+        its state, and the messages it lacks."""
+        for ack in resume.acks:
+            self._ack(ack)
+        if resume.snapshot is not None:
+            self._snapshot(channel, resume.snapshot)
+        count = channel.resume(resume.last_seq)
+        log.debug("page %s resumed after message %d: %d sent again", channel.comm_id, resume.last_seq, count)
+        if self.on_resume is not None:
+            self.on_resume(channel)
 
     def _snapshot(self, channel: LiveChannel, snapshot: Snapshot) -> None:
         if channel.snapshot is not None and snapshot.seq and snapshot.seq < channel.snapshot.seq:
@@ -259,11 +318,17 @@ class LiveHub:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Ack] = loop.create_future()
         self._ack_waiters[edit.edit_id] = future
-        channel.send(edit.model_dump(mode="json"))
+        sent = channel.send(edit.model_dump(mode="json"))
         if timeout <= 0:
             return None
         try:
-            return await asyncio.wait_for(future, timeout)
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout)
+            except asyncio.TimeoutError:
+                # Lost in flight, with nothing after it to show the page a gap (a gateway's
+                # reconnect the page never sees)? Once more, same number: never applied twice.
+                channel.resend(sent)
+                return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             return None
         finally:

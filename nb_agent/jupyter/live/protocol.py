@@ -273,6 +273,20 @@ class Reveal(_Message):
     cell_id: str
 
 
+class Resume(_Message):
+    """Browser → kernel: send again what I lack. Sent when the page's kernel websocket came
+    back after closing (a proxy's idle timeout, a network blip) and when a message's ``seq``
+    skips one; what was in flight when a socket closed is lost, whatever the gateway buffers."""
+
+    type: Literal["resume"] = "resume"
+    last_seq: int = 0
+    """The last kernel message the page handled (every one before it too)."""
+    acks: list[Ack] = Field(default_factory=list)
+    """The page's recent acknowledgements, again (one may have been lost the same way)."""
+    snapshot: Snapshot | None = None
+    """The page's state now, while a run is going on."""
+
+
 # --- the cards: outputs of the ``%%agent`` cell the page renders, not comm messages ------------
 
 
@@ -321,7 +335,7 @@ class RewindCard(_Message):
     """What the run changed, in a few words each."""
 
 
-Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest
+Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume
 """Browser → kernel."""
 
 Outgoing = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply
@@ -333,7 +347,7 @@ def parse_incoming(data: Any) -> Incoming | None:
     if not isinstance(data, dict):
         return None
     kind = data.get("type")
-    kinds = {"snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted, "rewind_request": RewindRequest}
+    kinds = {"snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted, "rewind_request": RewindRequest, "resume": Resume}
     model: type[Incoming] | None = kinds.get(kind)  # type: ignore[assignment,arg-type]
     if model is None:
         return None

@@ -120,6 +120,20 @@ class WidgetAgentView:
         self.shown = {**(self.root._repr_mimebundle_() or {}), "text/plain": LIVE_VIEW_TEXT}  # not VBox(children=(HTML(...
         self.handle = display(self.shown, raw=True, display_id=True)
 
+    def reshow(self) -> int:
+        """The page lost some of this view's messages (its websocket closed and came back
+        during the run): every widget again, with its state now, and the view again under its
+        display id (:mod:`nb_agent.jupyter.view.reshow`). Returns the messages sent."""
+        if self.finished or self.handle is None or self.shown is None:
+            return 0
+        from nb_agent.jupyter.view.reshow import reopen, widget_tree
+
+        self.flush_now()
+        sent = reopen(widget_tree(self.root))
+        self.handle.update(self.shown, raw=True)
+        self.scheduler.budget.spend(sent + 1)
+        return sent + 1
+
     def finish(self, bundle: dict[str, Any]) -> None:
         """Replace the live view by ``bundle`` (same display id) and close the widgets."""
         if self.finished:
