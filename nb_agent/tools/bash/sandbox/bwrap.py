@@ -24,7 +24,7 @@ from pathlib import Path
 
 from nb_agent.tools.bash.sandbox.plan import SandboxPlan
 
-__all__ = ["bwrap_command", "bridge_prefix", "host_python"]
+__all__ = ["bwrap_command", "bridge_prefix", "host_python", "python_under_tmp"]
 
 
 def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp_fd: int | None = None) -> list[str]:
@@ -39,6 +39,8 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp
         args.append("--unshare-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     args += ["--bind", str(plan.private_tmp), "/tmp"]
+    for path in python_under_tmp():
+        args += ["--ro-bind", path, path]
     home = plan.home if plan.home is not None and _visible(plan, [plan.home]) else None
     if home is not None:  # the home directory as Read sees it: only what the plan shows of it
         args += ["--tmpfs", str(home)]
@@ -58,8 +60,6 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp
     if plan.proxy is not None and plan.proxy.socket_path is not None:
         socket = str(plan.proxy.socket_path)
         args += ["--ro-bind", socket, socket]
-        if _under(Path(host_python()), Path("/tmp")):
-            args += ["--ro-bind", sys.base_prefix, sys.base_prefix]  # the bridge's interpreter
     args += ["--bind", str(plan.cwd_file), str(plan.cwd_file)]
     if home is not None:
         args += ["--remount-ro", str(home)]  # after the mount points above were made in it
@@ -70,11 +70,24 @@ def bwrap_command(bwrap: str, plan: SandboxPlan, argv: Sequence[str], *, seccomp
     return args + bridge + list(argv)
 
 
+def python_under_tmp() -> list[str]:
+    """The kernel's Python where it lives under ``/tmp`` (its environment, its base
+    installation and the folders it imports from), read-only: the command's private ``/tmp``
+    would hide them, and commands run that Python (the proxy's bridge, the reproducibility
+    check's fresh kernel, ``python`` from a venv a checkout under ``/tmp`` made)."""
+    tmp = Path("/tmp")
+    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, *(p for p in sys.path if os.path.isabs(p))]
+    found = {Path(p) for p in candidates if _under(Path(p), tmp) and Path(p) != tmp and os.path.isdir(p)}
+    return [str(p) for p in sorted(found) if not any(q != p and _under(p, q) for q in found)]
+
+
 def _visible(plan: SandboxPlan, paths: Sequence[Path]) -> list[Path]:
     """Paths that exist inside: ``/tmp`` is the private one, so host paths under it are
-    absent unless a writable directory brings them in (mounting there would create them)."""
+    absent unless a writable directory or the kernel's Python brings them in (mounting
+    elsewhere there would create them)."""
     tmp = Path("/tmp")
-    return [p for p in paths if not _under(p, tmp) or any(_under(p, d) for d in plan.writable)]
+    brought_in = [*plan.writable, *map(Path, python_under_tmp())]
+    return [p for p in paths if not _under(p, tmp) or any(_under(p, d) for d in brought_in)]
 
 
 def _outermost(paths: Sequence[Path]) -> list[Path]:
