@@ -23,7 +23,10 @@ import pytest
 from nb_agent.testing import FakeAnthropicServer
 
 KERNEL_START_TIMEOUT = 60
-DEFAULT_TIMEOUT = 20
+# Only a hang detector: every wait ends at the event it waits for (idle status, a button, a
+# message), so a generous bound costs nothing when things work. 20 s failed on a loaded
+# 2-core machine (a fresh kernel's first %%agent imports the SDK and the widgets).
+DEFAULT_TIMEOUT = 120
 
 
 @dataclass
