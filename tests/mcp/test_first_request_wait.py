@@ -90,4 +90,6 @@ def test_the_library_traceback_stays_out_of_the_cell():
     finally:
         root.removeHandler(seen)
         logging.getLogger("mcp").propagate, _ = saved[0], root.setLevel(saved[1])
-    assert seen.names == ["nb_agent.test_control"]
+    # only the two loggers this test writes to: anything else running in the process (an
+    # asyncio child watcher of an earlier test's closed loop, say) may log meanwhile
+    assert [name for name in seen.names if name.startswith(("mcp", "nb_agent.test_control"))] == ["nb_agent.test_control"]
