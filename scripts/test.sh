@@ -14,11 +14,12 @@ command -v npm >/dev/null 2>&1 || missing+=("npm (node and npm: the extension is
 command -v java >/dev/null 2>&1 || missing+=("java (17 or later, e.g. Debian's default-jre-headless: Spark, in the lazy-frame tests)")
 if [ "$(uname -s)" = Linux ]; then
     command -v bwrap >/dev/null 2>&1 || missing+=("bwrap (the bubblewrap package: the Bash sandbox's tests)")
+    command -v strace >/dev/null 2>&1 || missing+=("strace (the read scope's differential test runs each allowed reader under it)")
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     printf 'scripts/test.sh: missing system packages:\n' >&2
     printf '  - %s\n' "${missing[@]}" >&2
-    printf 'On Debian or Ubuntu (as root, or with sudo in front of each apt-get):\n  apt-get update && apt-get install -y chromium bubblewrap default-jre-headless && (command -v npm >/dev/null || apt-get install -y nodejs npm)\n' >&2
+    printf 'On Debian or Ubuntu (as root, or with sudo in front of each apt-get):\n  apt-get update && apt-get install -y chromium bubblewrap strace default-jre-headless && (command -v npm >/dev/null || apt-get install -y nodejs npm)\n' >&2
     exit 2
 fi
 python -m pip install -q -e ".[test]"
