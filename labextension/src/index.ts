@@ -15,6 +15,7 @@ import {
 } from '@jupyterlab/notebook';
 import { Cell } from '@jupyterlab/cells';
 import { LivePage } from './page';
+import { AgentCells } from './agentCells';
 
 const PLUGIN_ID = 'nb-agent-live:plugin';
 
@@ -31,15 +32,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
     paths: JupyterFrontEnd.IPaths | null
   ) => {
     const pages = new Map<Notebook, LivePage>();
+    const agentCells = new Map<Notebook, AgentCells>();
     // The server's root folder on its machine: with a notebook's path, its server-side path,
     // which the kernel needs when it runs elsewhere (a gateway) and no such file is there.
     const serverRoot = paths?.directories.serverRoot || null;
     const attach = (panel: NotebookPanel): void => {
       const page = new LivePage(panel, serverRoot);
+      const cells = new AgentCells(panel);
       pages.set(panel.content, page);
+      agentCells.set(panel.content, cells);
       panel.disposed.connect(() => {
         pages.delete(panel.content);
+        agentCells.delete(panel.content);
         page.dispose();
+        cells.dispose();
       });
     };
     tracker.forEach(attach);
@@ -55,7 +61,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     );
     // For the browser tests: the pages and what they applied.
-    (window as unknown as { nbAgentLive: unknown }).nbAgentLive = { pages, version: 1 };
+    (window as unknown as { nbAgentLive: unknown }).nbAgentLive = { pages, agentCells, version: 1 };
   }
 };
 
