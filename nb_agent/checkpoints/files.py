@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -223,6 +224,25 @@ class ShadowRepo:
             paths.add(delta.old_file.path)
             paths.add(delta.new_file.path)
         return paths
+
+    def read(self, entry: Entry) -> bytes:
+        """The bytes a snapshot keeps for ``entry``."""
+        return bytes(self._open()[entry[0]].data)
+
+    def holds(self, path: str, entry: Entry | None) -> bool:
+        """Whether the folder's ``path`` is now exactly ``entry`` (``None``: absent), by content:
+        a link, a folder or unreadable file where a file was is not."""
+        full = self.folder / path
+        try:
+            info = os.lstat(full)
+        except FileNotFoundError:
+            return entry is None
+        if entry is None or not stat.S_ISREG(info.st_mode) or info.st_size > self.max_file_size:
+            return False
+        try:
+            return str(_pygit2().hashfile(str(full))) == entry[0]
+        except OSError:
+            return False
 
     def has(self, commit: str) -> bool:
         try:

@@ -101,6 +101,8 @@ class CellRun:
         if session.settings.insert_code_cell:
             cell_view.offer_code_cell(state, shell=session.shell, live=session.live.just_ended)
         left.append(cell_view.show_live_edits(session.live.just_ended))
+        widgets = cell_view.render_mode(session.settings, session.shell) == "widgets"
+        left.append(session.checkpoints.show_file_edits(session.engine, cell_view.edited_files(state, session.engine), widgets=widgets))
         left.append(session.checkpoints.show_run_card(session.engine))
         session.live.views.finished([bundle for bundle in left if bundle is not None])
         if interrupted:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from nb_agent.jupyter.frontend import RunFrontend
@@ -164,6 +165,22 @@ def offer_code_cell(state: Any, *, shell: Any, live: Any) -> None:
         shell.set_next_input(text)
     except Exception:  # a frontend that cannot take it just does not get it
         log.debug("set_next_input failed", exc_info=True)
+
+
+FILE_EDIT_TOOLS = {"Edit": "file_path", "Write": "file_path", "NotebookEdit": "notebook_path"}
+"""The tools whose changed files the run's file edits card lists, with their path field."""
+
+
+def edited_files(state: Any, engine: Any) -> set[str]:
+    """Absolute paths the run's finished Edit, Write and NotebookEdit calls named."""
+    cwd = Path(engine.config.cwd) if engine is not None else Path.cwd()
+    found: set[str] = set()
+    for card in state.cards:
+        field = FILE_EDIT_TOOLS.get(card.name)
+        path = card.input.get(field) if field is not None and card.status == "done" else None
+        if isinstance(path, str) and path.strip():
+            found.add(str(cwd / Path(path.strip()).expanduser()))
+    return found
 
 
 def show_live_edits(live: Any) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -185,6 +186,26 @@ class KernelCheckpoints:
 
             display(card, raw=True)
         return card
+
+    def show_file_edits(self, engine: Any, paths: set[str], *, widgets: bool) -> dict[str, Any] | None:
+        """Below the run that just ended: the card of the files among ``paths`` (those its
+        Edit, Write and NotebookEdit calls named) it changed, with Undo and Keep; returns it.
+        The live notebook's own file is left out (its edits card covers it)."""
+        runs = self.store.runs
+        if engine is None or not paths or not runs or self.store.current is not None:
+            return None
+        from nb_agent.checkpoints.file_edits import run_file_edits
+        from nb_agent.jupyter.view.file_edits_card import show_file_edits
+
+        skip = set(self.skip)
+        for part in self.parts:
+            skip.update(part.files())
+        try:
+            edits = run_file_edits(self.store, runs[-1], {p for p in paths if os.path.realpath(p) not in skip})
+            return show_file_edits(edits, widgets=widgets)
+        except Exception:
+            log.warning("the file edits card failed", exc_info=True)
+            return None
 
     # --- the run card's button -------------------------------------------------------------------
     def answer_page(self, channel: Any, message: Any, *, engine: Any, running: bool) -> None:
