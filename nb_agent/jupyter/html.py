@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -74,6 +74,7 @@ class Style:
 
 
 _CSS_PROPERTY = re.compile(r"[a-z][a-z-]*\Z")
+_CSS_CLASS = re.compile(r"[a-z][a-z0-9-]*\Z")
 _CSS_VALUE = re.compile(r"[\w\s#%.,()+-]*\Z")
 """Colours, lengths, keywords and ``var(--name, fallback)``: no quotes, ``;``, ``:``, ``\\`` or ``/``."""
 
@@ -97,6 +98,20 @@ def style(**properties: str | None) -> Style:
 def merge(*styles: Style | None) -> Style:
     """Several styles as one (later declarations win, as in CSS)."""
     return Style(";".join(s.value for s in styles if s is not None and s.value))
+
+
+def stylesheet(rules: Mapping[str, Style]) -> Html:
+    """A ``<style>`` element giving each class name its declarations
+    (``{"nb-agent-status": style(...)}`` -> ``.nb-agent-status{...}``), so markup sent again
+    and again carries a class instead of its inline style. Class names and styles are the
+    program's constants: a name is checked like a CSS identifier, and a style's grammar has no
+    ``<``, ``{`` or ``}``, so nothing ends a rule or the element early."""
+    css = []
+    for name, declarations in rules.items():
+        if not _CSS_CLASS.match(name) or not isinstance(declarations, Style):
+            raise ValueError(f"not a class name and a Style: {name!r}")
+        css.append(f".{name}{{{declarations.value}}}")
+    return Markup("<style>{}</style>").format(Markup("\n".join(css)))
 
 
 def web_url(url: str) -> WebUrl | None:

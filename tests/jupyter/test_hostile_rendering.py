@@ -16,8 +16,8 @@ import asyncio
 import base64
 import io
 import re
-from pathlib import Path
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,10 +28,11 @@ from nb_agent.jupyter.live.edits_card import records_bundle
 from nb_agent.jupyter.live.run import EditRecord
 from nb_agent.jupyter.static_render import static_bundle
 from nb_agent.jupyter.view.background_card import background_bundle
+from nb_agent.jupyter.view.markdown_stream import thinking_html
 from nb_agent.jupyter.view.run_state import Approval, Notice, RunState, TextBlock, ToolCall
 from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
 from nb_agent.jupyter.view.subagent import SubagentView
-from nb_agent.jupyter.view.tool_card import card_html, notice_html, thinking_html
+from nb_agent.jupyter.view.tool_card import card_html, notice_html
 from nb_agent.jupyter.view.trust_card import answered_text, question_text
 from nb_agent.testing.images import png_base64
 from nb_agent.tools.files.change_preview import CellChange, CellGlimpse, cell_change, file_change

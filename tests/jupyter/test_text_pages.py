@@ -125,3 +125,34 @@ def test_the_finished_block_renders_its_exact_text_after_the_sealed_pages():
     (widgets,) = [w for w in view._widgets.values() if w.pages is not None]
     assert len(widgets.pages.pages) > 3
     assert _shown(view).endswith("<p>A last line.</p>\n")
+
+
+def _stream_thinking(state: RunState, view: WidgetAgentView, clock: Clock, thought: str, *, chars_per_s: float) -> None:
+    state.on_event(StreamEvent(event=NS(type="message_start")))
+    state.on_event(StreamEvent(event=NS(type="content_block_start", index=0, content_block=NS(type="thinking"))))
+    ticks_at = 0.0
+    for i in range(0, len(thought), 2):
+        clock.now = i / chars_per_s
+        piece = NS(type="thinking_delta", thinking=thought[i : i + 2])
+        state.on_event(StreamEvent(event=NS(type="content_block_delta", index=0, delta=piece)))
+        while clock.now >= ticks_at:
+            view.tick()
+            ticks_at += 0.04
+    state.on_event(StreamEvent(event=NS(type="content_block_stop", index=0)))
+    state.on_event(AssistantMessage(content=[{"type": "thinking", "thinking": thought, "signature": "s"}], message_id="m", model="m"))
+    clock.now += 2
+    view.tick()
+
+
+def test_streamed_thinking_is_paged_like_an_answer():
+    """Thinking was re-sent whole on every update (its traffic grew with its square)."""
+    clock = Clock()
+    state, view, sent = _counting_view(clock)
+    thought = ANSWER.replace("word1 ", "**word1** ")
+    _stream_thinking(state, view, clock, thought, chars_per_s=2_000)
+    shown = _shown(view)
+    assert re.findall(r"word\d+", shown) == re.findall(r"word\d+", thought)
+    assert "**word1**" in shown and "<strong>" not in shown  # as written, not Markdown
+    (widgets,) = [w for w in view._widgets.values() if w.pages is not None]
+    assert len(widgets.pages.pages) > 3 and widgets.outer.children == (widgets.pages.box,)  # pages inside the accordion
+    assert sum(sent) <= 3 * len(shown), (sum(sent), len(shown))

@@ -15,12 +15,14 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from nb_agent.jupyter.html import stylesheet
 from nb_agent.jupyter.view.approval import ApprovalRow, WidgetApprover
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall
 from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
 from nb_agent.jupyter.view.text_pages import TextPages
+from nb_agent.jupyter.view.theme import live_rules
 from nb_agent.jupyter.view.throttle import WIDGET_COST, CommBudget, UpdateScheduler
-from nb_agent.jupyter.view.tool_card import card_html, notice_html, thinking_html
+from nb_agent.jupyter.view.tool_card import card_html, notice_html
 from nb_agent.jupyter.view.trust_card import TrustRow
 
 STATUS_KEY = "status"
@@ -45,6 +47,7 @@ def _shared_widgets() -> tuple[dict[str, Any], int]:
         "html_style": HTMLStyle,
         "button_style": w.ButtonStyle,
         "text_style": TextStyle,
+        "hidden_layout": lambda: w.Layout(display="none"),
     }
     created = 0
     for name, factory in factories.items():
@@ -89,16 +92,18 @@ class WidgetAgentView:
         self._clock = clock
         self._shared, created = _shared_widgets()
         self.status_widget = w.HTML(value=status_html(status()), layout=self._shared["layout"], style=self._shared["html_style"])
-        self.root = w.VBox(children=[self.status_widget], layout=self._shared["layout"])
+        self.stylesheet = w.HTML(value=stylesheet(live_rules()), layout=self._shared["hidden_layout"], style=self._shared["html_style"])
+        """The classes of what is re-sent often (status line, thinking), defined once per view."""
+        self.root = w.VBox(children=[self.stylesheet, self.status_widget], layout=self._shared["layout"])
         self.scheduler = UpdateScheduler(
             self._render,
             max_flushes_per_s=max_updates_per_s,
             budget=CommBudget(rate=max_messages_per_s, clock=clock),
             clock=clock,
         )
-        # Charged now: the shared widgets' opens, and the root's and status line's opens
+        # Charged now: the shared widgets' opens, and the root's, stylesheet's and status line's opens
         # and eventual closes, so a short run's traffic is bounded too.
-        self.scheduler.budget.spend(created + 2 * WIDGET_COST)
+        self.scheduler.budget.spend(created + 3 * WIDGET_COST)
         self._items: dict[int, Item] = {}
         self._widgets: dict[int, _ItemWidgets] = {}
         self._approvals: dict[int, Any] = {}
@@ -150,7 +155,7 @@ class WidgetAgentView:
         self.close()
 
     def close(self) -> None:
-        widgets: list[Any] = [self.root, self.status_widget, *self._closing]
+        widgets: list[Any] = [self.root, self.stylesheet, self.status_widget, *self._closing]
         for item_widgets in self._widgets.values():
             widgets += item_widgets.all()
         for row in self._approvals.values():
@@ -223,7 +228,7 @@ class WidgetAgentView:
 
     def _html(self, item: Item) -> str:
         if isinstance(item, TextBlock):
-            return item.stream.html() if item.kind == "text" else thinking_html(item.text)
+            return item.stream.html()
         if isinstance(item, ToolCall):
             return card_html(item, self._clock())
         assert isinstance(item, Notice)
@@ -234,19 +239,18 @@ class WidgetAgentView:
 
     def _create(self, item: Item) -> int:
         w = self._w
-        if isinstance(item, TextBlock) and item.kind == "text":
+        if isinstance(item, TextBlock):  # an answer or thinking: paged, see TextPages
             pages = TextPages(
                 new_html=self._new_html,
                 new_box=lambda children: w.VBox(children=children, layout=self._shared["layout"]),
                 clock=self._clock,
             )
-            self._widgets[item.key] = _ItemWidgets(outer=pages.box, content=pages.pages[0], pages=pages)
-            return 2 * WIDGET_COST + pages.render(item.stream)
+            outer = pages.box
+            if item.kind == "thinking":
+                outer = w.Accordion(children=[pages.box], titles=("Thinking",), selected_index=None, layout=self._shared["layout"])
+            self._widgets[item.key] = _ItemWidgets(outer=outer, content=pages.pages[0], pages=pages)
+            return (3 if outer is not pages.box else 2) * WIDGET_COST + pages.render(item.stream)
         content = self._new_html(self._html(item))
-        if isinstance(item, TextBlock) and item.kind == "thinking":
-            outer = w.Accordion(children=[content], titles=("Thinking",), selected_index=None, layout=self._shared["layout"])
-            self._widgets[item.key] = _ItemWidgets(outer=outer, content=content)
-            return 2 * WIDGET_COST
         if isinstance(item, ToolCall):
             outer = w.VBox(children=[content], layout=self._shared["layout"])
             self._widgets[item.key] = _ItemWidgets(outer=outer, content=content)
@@ -255,7 +259,7 @@ class WidgetAgentView:
         return WIDGET_COST
 
     def _sync_children(self) -> int:
-        children = [self._widgets[i.key].outer for i in self.state.items if i.key in self._widgets]
+        children = [self.stylesheet, *(self._widgets[i.key].outer for i in self.state.items if i.key in self._widgets)]
         children.append(self.status_widget)
         sent = 0
         if tuple(children) != tuple(self.root.children):

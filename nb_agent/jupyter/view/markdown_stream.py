@@ -12,9 +12,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nb_agent.jupyter.html import Html, join, markdown
+from nb_agent.jupyter.html import Html, el, join, markdown
+from nb_agent.jupyter.view import theme
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def thinking_html(source: str) -> Html:
+    """Thinking as written (no Markdown): the renderer of a thinking block's stream, so it is
+    paged like an answer (a chunk per paragraph, each in the thinking class's look)."""
+    return el("div", source, cls=theme.THINKING_CLASS)
 
 
 class MarkdownStream:

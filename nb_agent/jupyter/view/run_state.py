@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from nb_agent.jupyter.html import markdown
 from nb_agent.jupyter.view.interaction_render import preview
-from nb_agent.jupyter.view.markdown_stream import MarkdownStream
+from nb_agent.jupyter.view.markdown_stream import MarkdownStream, thinking_html
 from nb_agent.jupyter.view.subagent import SubagentView
 
 if TYPE_CHECKING:
@@ -43,9 +44,13 @@ class TextBlock:
     """Assistant text (``kind="text"``) or thinking, streamed then finalized exactly."""
 
     kind: Literal["text", "thinking"]
-    stream: MarkdownStream = field(default_factory=MarkdownStream)
+    stream: MarkdownStream = field(init=False)
+    """Rendered as Markdown (an answer) or as written (thinking)."""
     uuid: str | None = None
     key: int = field(default_factory=_new_key)
+
+    def __post_init__(self) -> None:
+        self.stream = MarkdownStream(render=markdown if self.kind == "text" else thinking_html)
 
     @property
     def text(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nb_agent.jupyter.html import Html, el, merge, style
+from nb_agent.jupyter.html import Html, el
 from nb_agent.jupyter.view import theme
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -84,12 +84,7 @@ _PHASE_TONES = {
 
 
 def status_html(s: StatusSnapshot) -> Html:
-    dot = el("span", "●", style=theme.TEXT[_PHASE_TONES.get(s.phase, theme.MUTED)])
-    return el(
-        "div",
-        dot,
-        " ",
-        status_text(s),
-        cls="nb-agent-status",
-        style=merge(theme.TEXT[theme.MUTED], theme.SMALL, theme.UI_FONT, style(padding="2px 4px")),
-    )
+    """The line's markup: classes only (the live view's stylesheet styles them), as it is
+    re-sent every second."""
+    dot = el("span", "●", cls=theme.tone_class(_PHASE_TONES.get(s.phase, theme.MUTED)))
+    return el("div", dot, " ", status_text(s), cls=theme.STATUS_CLASS)

@@ -3,7 +3,7 @@ length: each update re-sends the last page only.
 
 An ipywidgets ``HTML`` widget can only be given a whole new value, and re-sending the
 whole answer on every flush made a 20 KB answer cost megabytes. Here the answer's stable
-Markdown chunks (see :class:`MarkdownStream`) fill a page until it holds
+Markdown chunks (see :class:`MarkdownStream`) fill a page until it would hold
 :data:`PAGE_CHARS` of HTML; the flush that passes that mark gives the page its stable
 chunks for good and opens a new page with the tail. A finished block renders its exact
 final text after the sealed pages whole, once (the static rendering that replaces the
@@ -22,8 +22,9 @@ from nb_agent.jupyter.view.throttle import WIDGET_COST
 PAGE_CHARS = 2_000
 """HTML characters after which a page is sealed: an update re-sends at most about this
 much (plus the tail) however long the answer grows."""
-GROWTH = 1.0
-"""The live page is re-sent once its text grew by this share of what it last showed..."""
+GROWTH = 2.0
+"""The live page is re-sent once its text grew by this share of what it last showed (2.0:
+it tripled)..."""
 MAX_WAIT_S = 1.0
 """...or this long after its last update, whichever comes first: a page costs about
 (1 + 1/GROWTH) times its size at a model's pace, and a slow stream still shows what is new
@@ -72,7 +73,7 @@ class TextPages:
         self._shown, self._sent_at = length, now
         stable, tail = stream.parts()
         fresh = stable[self._sealed :]
-        if sum(len(part) for part in fresh) < PAGE_CHARS or tail is None:
+        if not fresh or tail is None or sum(len(part) for part in fresh) + len(tail) < PAGE_CHARS:
             return _set(live, join([*fresh, tail]))
         sent = _set(live, join(fresh))  # sealed: it keeps these chunks for good
         self._sealed = len(stable)

@@ -96,3 +96,26 @@ BOXED = style(border=f"1px solid {SOFT_BORDER}", border_radius="4px", padding="2
 DIFF_ADDED = style(background="color-mix(in srgb, var(--jp-success-color1, #388e3c) 18%, transparent)")
 DIFF_REMOVED = style(background="color-mix(in srgb, var(--jp-error-color1, #d32f2f) 15%, transparent)")
 IMAGE = style(max_width="100%")
+
+
+# --- classes of the live view ----------------------------------------------------------
+# What the live view re-sends many times (the status line every second, streamed thinking)
+# names a class instead of carrying its inline style: the view's stylesheet (:func:`live_rules`,
+# shown once per view) defines them. Static renderings keep inline styles (a saved
+# notebook's sanitizer drops <style>).
+STATUS_CLASS = "nb-agent-status"
+THINKING_CLASS = "nb-agent-thinking"
+
+
+def tone_class(tone: Tone) -> str:
+    """The class giving text the colour of ``tone`` (see :data:`TEXT`)."""
+    return f"nb-agent-tone-{tone}"
+
+
+def live_rules() -> dict[str, Style]:
+    """Every class of the live view and its declarations."""
+    return {
+        STATUS_CLASS: merge(TEXT[MUTED], SMALL, UI_FONT, style(padding="2px 4px")),
+        THINKING_CLASS: text(MUTED, style(font_size="0.9em", white_space="pre-wrap")),
+        **{tone_class(tone): TEXT[tone] for tone in TEXT},
+    }

@@ -194,10 +194,6 @@ def card_html(card: ToolCall, now: float | None = None) -> Html:
     return el("div", inner, cls="nb-agent-card", style=theme.card(STATUS_TONE.get(card.status, theme.MUTED)))
 
 
-def thinking_html(text: str) -> Html:
-    return el("div", text, style=theme.text(theme.MUTED, style(font_size="0.9em", white_space="pre-wrap")))
-
-
 NOTICE_TONE = {"error": theme.ERROR, "warning": theme.WARN}
 
 
