@@ -25,7 +25,7 @@ class NoView:
     def tick(self) -> int:
         return 0
 
-    def push_live_output(self, tool_name: str, tail: str) -> None:
+    def push_live_output(self, tool_name: str, progress: dict[str, Any]) -> None:
         pass
 
 

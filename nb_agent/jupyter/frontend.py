@@ -51,9 +51,9 @@ class RunFrontend:
         if flush is not None:
             flush()
 
-    def live_output(self, tool_name: str, tail: str) -> None:
+    def live_output(self, tool_name: str, progress: dict[str, Any]) -> None:
         if self.view is not None:
-            self.view.push_live_output(tool_name, tail)
+            self.view.push_live_output(tool_name, progress)
 
     def reshow(self) -> None:
         """A page's kernel websocket came back (or it saw messages missing): the running

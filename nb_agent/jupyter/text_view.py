@@ -82,7 +82,7 @@ class TextAgentView:
         if self.state.interrupted:
             self._write("⏹ Interrupted by user.\n")
 
-    def push_live_output(self, tool_name: str, tail: str) -> None:
+    def push_live_output(self, tool_name: str, progress: dict[str, Any]) -> None:
         pass
 
 

@@ -76,7 +76,7 @@ def test_long_output_is_cut(shell):
 
 def test_progress_and_live_output(shell):
     progress, live = [], []
-    _run(shell, "import time\nfor i in range(3):\n    print('line', i)\n    time.sleep(0.3)", live=lambda name, tail: live.append(tail), progress=progress)
+    _run(shell, "import time\nfor i in range(3):\n    print('line', i)\n    time.sleep(0.3)", live=lambda name, progress: live.append(progress["output_tail"]), progress=progress)
     assert progress and "line 2" in progress[-1]["output_tail"]
     assert any("line 0" in tail for tail in live)
 

@@ -22,8 +22,9 @@ class KernelBridge:
     """The ``InteractiveShell``: its ``user_ns`` is where code runs and variables live."""
     notebook_path: Callable[[], Path | None] = lambda: None
     """The notebook this kernel belongs to, when known."""
-    live_output: Callable[[str, str], None] | None = None
-    """``(tool_name, output_tail)``: shown at once, even while synchronous code runs."""
+    live_output: Callable[[str, dict[str, Any]], None] | None = None
+    """``(tool_name, progress)``: shown at once, even while synchronous code runs (progress
+    as a tool reports it: ``output_tail``, and ``compute``, a computation's line)."""
     before_blocking: Callable[[], None] | None = None
     """Called right before synchronous user code blocks the event loop (flush the view)."""
     live: Callable[[], Any] = lambda: None

@@ -9,6 +9,10 @@ is fitted to what the model needs first (``fit_figure``: about 1,000 px, a palet
 a JPEG, whichever is smaller), so a chart enters the conversation at a fraction of its
 PNG size.
 
+A Dask or Spark computation the code starts reports its progress on the card too (one
+line, at most once a second, none for a call that ends fast: :mod:`compute_progress`),
+and the model gets one line of what ran (``[compute] dask: 1,234 tasks``).
+
 A kernel interrupt must stop even a busy synchronous loop: while user code runs, a
 SIGINT handler raises ``KeyboardInterrupt`` in it *and* calls the previous handler
 (ipykernel's, which cancels the cell), then is restored.
@@ -17,6 +21,7 @@ SIGINT handler raises ``KeyboardInterrupt`` in it *and* calls the previous handl
 from __future__ import annotations
 
 import ast
+import asyncio
 import base64
 import io
 import itertools
@@ -36,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nb_agent.errors import AbortError
 from nb_agent.jupyter.tools.bridge import KernelBridge
+from nb_agent.jupyter.tools.compute_progress import ComputeWatch
 from nb_agent.messages import INTERRUPT_MESSAGE, ContentBlock
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 from nb_agent.tools.files.media import fit_figure, image_block
@@ -92,6 +98,8 @@ class ExecuteCodeResult(BaseModel):
     images_omitted: int = 0
     namespace: list[str] = Field(default_factory=list)
     """What the call changed in the user's variables, one bounded line per change."""
+    compute: str | None = None
+    """One line of the Dask or Spark computation the code ran (never its progress)."""
 
     def to_text(self) -> str:
         parts: list[str] = []
@@ -109,6 +117,8 @@ class ExecuteCodeResult(BaseModel):
             parts.append(f"[{self.images_omitted} more image(s) omitted]")
         if self.namespace:
             parts.append("[variables changed]\n" + "\n".join(self.namespace))
+        if self.compute:
+            parts.append(f"[compute]\n{self.compute}")
         if self.error:
             parts.append(f"[error]\n{self.error.rstrip()}")
         return "\n\n".join(parts) if parts else "(the code ran without output)"
@@ -150,11 +160,20 @@ class _LiveStream(io.TextIOBase):
 
 
 class _Capture:
-    """stdout, stderr and display() of one run, with throttled progress reports."""
+    """stdout, stderr and display() of one run, with throttled progress reports.
 
-    def __init__(self, on_progress: ProgressCallback, live: Callable[[str], None] | None) -> None:
+    A progress report is ``{"output_tail": ..., "compute": ...}`` (the computation's line,
+    when there is one). While synchronous user code blocks the loop, reports go straight to
+    the card (``live``), under the gate's lock so the compute thread's report never
+    overlaps the main thread's or the loop's own view updates; otherwise through
+    ``on_progress`` on the loop."""
+
+    def __init__(self, on_progress: ProgressCallback, live: Callable[[dict[str, Any]], None] | None, gate: _InterruptGate) -> None:
         self._on_progress = on_progress
         self._live = live
+        self._gate = gate
+        self.compute: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.stdout = _LiveStream("stdout", self._report)
         self.stderr = _LiveStream("stderr", self._report)
         self.displays: list[dict[str, Any]] = []
@@ -166,22 +185,54 @@ class _Capture:
         text = self.stdout.getvalue() + self.stderr.getvalue()
         return strip_ansi(text[-PROGRESS_TAIL_CHARS:])
 
+    def progress(self) -> dict[str, Any]:
+        report: dict[str, Any] = {"output_tail": self.tail()}
+        if self.compute is not None:
+            report["compute"] = self.compute
+        return report
+
     def _report(self) -> None:
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL_S:
             self._last_progress = now
-            self._on_progress({"output_tail": self.tail()})
+            self._on_progress(self.progress())
         # While synchronous code blocks the loop, only a direct widget update is seen.
-        if self._live is not None and threading.current_thread() is self._main and now - self._last_live >= LIVE_INTERVAL_S:
+        if threading.current_thread() is self._main and now - self._last_live >= LIVE_INTERVAL_S:
             self._last_live = now
+            self._push_live()
+
+    def _push_live(self) -> bool:
+        """Show the progress on the card now if synchronous user code blocks the loop."""
+        if self._live is None:
+            return False
+        with self._gate.lock:
+            if not self._gate.armed:
+                return False
             try:
-                self._live(self.tail())
+                self._live(self.progress())
             except Exception:  # noqa: BLE001 - display trouble must not break the user's code
+                pass
+            return True
+
+    def watch_computations(self) -> ComputeWatch:
+        """Start watching the Dask/Spark work of this call (reports come on its thread)."""
+        self._loop = asyncio.get_running_loop()
+        return ComputeWatch(self._report_compute)
+
+    def _report_compute(self, line: str) -> None:
+        self.compute = line
+        if self._push_live():
+            return
+        loop = self._loop
+        if loop is not None and not loop.is_closed():  # the code awaits: the loop shows it
+            try:
+                loop.call_soon_threadsafe(lambda: self._on_progress(self.progress()))
+            except RuntimeError:  # the loop closed meanwhile: nobody to show it to
                 pass
 
     def final_progress(self) -> None:
-        if self.stdout.parts or self.stderr.parts:
-            self._on_progress({"output_tail": self.tail()})
+        if self.stdout.parts or self.stderr.parts or self.compute is not None:
+            self._on_progress(self.progress())
 
 
 @contextmanager
@@ -203,10 +254,14 @@ def _redirected(shell: Any, capture: _Capture):
 
 
 class _InterruptGate:
-    """Turns SIGINT into KeyboardInterrupt only while synchronous user code runs."""
+    """Turns SIGINT into KeyboardInterrupt only while synchronous user code runs.
+
+    ``armed`` also says the loop is blocked, so other threads may update the card; they
+    hold ``lock`` while they do, and disarming takes it (no update overlaps the loop's)."""
 
     def __init__(self) -> None:
         self.armed = False
+        self.lock = threading.Lock()
         self.fired = False
         self._previous: Any = None
         self._installed = False
@@ -370,12 +425,14 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
         live = self.bridge.live_output
-        capture = _Capture(on_progress, (lambda tail: live(self.name, tail)) if live is not None else None)
+        gate = _InterruptGate()
+        capture = _Capture(on_progress, (lambda progress: live(self.name, progress)) if live is not None else None, gate)
         figures_before = _open_figures()
         value: Any = None
         error: str | None = None
         interrupted = False
-        gate = _InterruptGate()
+        computations = capture.watch_computations()
+        stopped = True  # until the code ran to its end: cancel what it started
         try:
             with gate, _redirected(shell, capture):
                 try:
@@ -386,13 +443,15 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
                     interrupted = True
                 except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's code failed: the model reads why
                     error = _format_exception(exc, filename)
+            stopped = interrupted or gate.fired
         finally:  # also when interrupted or cancelled: the checkpoint of a half-run call is kept
+            computations.close(cancel=stopped)
             changes = watch.finish()
         capture.final_progress()
         if interrupted or gate.fired:
             _collect_figures(figures_before, set())  # close what the code opened
             raise AbortError(INTERRUPT_MESSAGE)
-        return self._result(input.code, capture, value, error, figures_before, changes)
+        return self._result(input.code, capture, value, error, figures_before, changes, computations.summary())
 
     async def _run(self, code: Any, namespace: dict[str, Any], gate: _InterruptGate, *, evaluate: bool = False) -> Any:
         if code.co_flags & CO_COROUTINE:
@@ -403,8 +462,12 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
             return eval(code, namespace) if evaluate else exec(code, namespace)
         finally:
             gate.armed = False
+            with gate.lock:  # a report another thread is making ends first
+                pass
 
-    def _result(self, code: str, capture: _Capture, value: Any, error: str | None, figures_before: set[int], changes: list[str]) -> ToolResult:
+    def _result(
+        self, code: str, capture: _Capture, value: Any, error: str | None, figures_before: set[int], changes: list[str], compute: str | None
+    ) -> ToolResult:
         shell = self.bridge.shell
         result_text: str | None = None
         value_images: list[str] = []
@@ -436,6 +499,7 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
             image_count=len(kept),
             images_omitted=omitted,
             namespace=changes,
+            compute=compute,
         )
         return ToolResult(data=_WithImages(result=data, images=kept), is_error=error is not None)
 

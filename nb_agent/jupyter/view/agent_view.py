@@ -344,10 +344,10 @@ class WidgetAgentView:
         return row
 
     # --- live output while the loop is blocked ----------------------------------------
-    def push_live_output(self, tool_name: str, tail: str) -> None:
+    def push_live_output(self, tool_name: str, progress: dict[str, Any]) -> None:
         for card in reversed(self.state.cards):
             if card.name == tool_name and card.status == "running":
-                card.progress = {"output_tail": tail}
+                card.progress = dict(progress)
                 self.state.changed(card)
                 self.scheduler.tick()
                 return

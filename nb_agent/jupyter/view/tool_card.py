@@ -27,6 +27,7 @@ STATUS_TONE = {
 }
 MAX_CODE_LINES = 60
 MAX_PROGRESS_CHARS = 3_000
+MAX_COMPUTE_CHARS = 300
 MAX_RESULT_CHARS = 8_000
 MAX_CARD_IMAGES = 4
 IMAGE_UNREADABLE = "[an image that could not be read]"
@@ -134,10 +135,14 @@ def _approval_html(card: ToolCall) -> Html | None:
 def _progress_html(card: ToolCall) -> Html | None:
     if card.finished or not card.progress:
         return None
+    compute = card.progress.get("compute")  # a Dask or Spark computation's one line
     tail = card.progress.get("output_tail") or card.progress.get("output")
-    if not isinstance(tail, str) or not tail:
-        return None
-    return el("pre", tail[-MAX_PROGRESS_CHARS:], style=theme.pre())
+    return join(
+        [
+            el("div", compute[:MAX_COMPUTE_CHARS], style=theme.small(theme.INFO)) if isinstance(compute, str) and compute else None,
+            el("pre", tail[-MAX_PROGRESS_CHARS:], style=theme.pre()) if isinstance(tail, str) and tail else None,
+        ]
+    )
 
 
 def images_html(images: list[tuple[str, str]], limit: int) -> list[Html]:
