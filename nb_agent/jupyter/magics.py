@@ -13,6 +13,7 @@ import os
 from collections.abc import Coroutine
 from typing import Any
 
+from IPython.core.getipython import get_ipython
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Bool, Enum, Float, Int, List, Unicode, default, observe, validate
 
@@ -256,10 +257,9 @@ def _run_sync(coroutine: Coroutine[Any, Any, None], message: str, *, schedule: b
 
 
 def _magics() -> AgentMagics:
-    from IPython import get_ipython
-
     shell = get_ipython()
-    instance = shell.magics_manager.registry.get("AgentMagics") if shell is not None else None
+    manager = shell.magics_manager if shell is not None else None
+    instance = manager.registry.get("AgentMagics") if manager is not None else None
     if instance is None:
         raise RuntimeError("nb_agent is not loaded: run %load_ext nb_agent")
     return instance
