@@ -199,7 +199,9 @@ def show_live_edits(live: Any) -> dict[str, Any] | None:
 
 
 def shown(state: Any, text: str) -> bool:
-    """Whether a notice of the run already says ``text``."""
+    """Whether a notice of the run already says ``text`` (a retry notice does not count: it
+    goes when the run ends in an error)."""
     from nb_agent.jupyter.view.run_state import Notice
+    from nb_agent.model.retry import RETRY_NOTICE_SUBTYPE
 
-    return any(isinstance(i, Notice) and text in i.text for i in state.items)
+    return any(isinstance(i, Notice) and i.subtype != RETRY_NOTICE_SUBTYPE and text in i.text for i in state.items)

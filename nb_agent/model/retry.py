@@ -37,6 +37,9 @@ from nb_agent.errors import FallbackTriggeredError, MediaTooLargeError, NbAgentE
 from nb_agent.messages import SystemMessage
 from nb_agent.model.errors import classify, is_model_api_error, is_transport_error, status_of
 
+RETRY_NOTICE_SUBTYPE = "api_retry"
+"""The subtype of the ``SystemMessage`` said before each retry (a view replaces or drops it)."""
+
 T = TypeVar("T")
 
 DEFAULT_MAX_RETRIES = 10
@@ -207,7 +210,7 @@ def _is_retryable(exc: BaseException, status: int | None) -> bool:
 def _notice(exc: BaseException, state: RetryState, policy: RetryPolicy, delay: float) -> SystemMessage:
     return SystemMessage(
         level="warning",
-        subtype="api_retry",
+        subtype=RETRY_NOTICE_SUBTYPE,
         content=f"{classify(exc)} — retrying in {delay:.1f}s (attempt {state.attempt + 1}/{policy.max_retries + 1})",
     )
 

@@ -21,6 +21,7 @@ from nb_agent.jupyter.html import markdown
 from nb_agent.jupyter.view.interaction_render import preview
 from nb_agent.jupyter.view.markdown_stream import MarkdownStream, thinking_html
 from nb_agent.jupyter.view.subagent import SubagentView
+from nb_agent.model.retry import RETRY_NOTICE_SUBTYPE
 
 if TYPE_CHECKING:
     from nb_agent.tools.files.change_preview import ChangePreview
@@ -260,6 +261,7 @@ class RunState:
                 self._awaiting.append(item)
         elif kind == "message_start":
             self._open.clear()
+            self._drop_retry_notices()  # the retry worked
 
     def _take_awaiting(self, match: Callable[[Item], bool]) -> Item | None:
         for item in self._awaiting:
@@ -270,6 +272,7 @@ class RunState:
 
     def _on_assistant(self, message: Any) -> None:
         if message.is_api_error_message:
+            self._drop_retry_notices()  # the error says how the retries ended
             self._add(Notice(level="error", text=message.text or "The model request failed.", subtype="api_error"))
             return
         for block in message.content:
@@ -397,7 +400,15 @@ class RunState:
             self._add(Notice(level="info", text=f"{first} Its final message was passed to the agent.", subtype="task_notification"))
 
     def _on_system(self, message: Any) -> None:
+        if message.subtype == RETRY_NOTICE_SUBTYPE:
+            self._drop_retry_notices()  # one line, the latest attempt's
         self._add(Notice(level=message.level, text=message.content, subtype=message.subtype))
+
+    def _drop_retry_notices(self) -> None:
+        """A retry notice says what is going on only until the retry's outcome is known: the
+        answer arriving, the next attempt's notice or the run's error says the rest."""
+        for item in [i for i in self.items if isinstance(i, Notice) and i.subtype == RETRY_NOTICE_SUBTYPE]:
+            self._remove(item)
 
     def _on_compact_boundary(self, message: Any) -> None:
         self._add(Notice(level="info", text="The conversation was compacted to free context.", subtype="compact"))
@@ -482,6 +493,7 @@ class RunState:
                 item.stream.finish()
                 self.changed(item)
         if error:
+            self._drop_retry_notices()
             self._add(Notice(level="error", text=error, subtype="run_error"))
 
 
