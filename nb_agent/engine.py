@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -113,6 +113,23 @@ class UsageTotals:
         """Usage spent on this session's behalf elsewhere (a subagent): counted in the
         totals and cost, not taken as this conversation's context size."""
         self.by_model[model] = self.by_model.get(model, Usage()) + usage
+
+    def restore(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        """Take in a resumed session's ``usage`` entries, in order. A long session has
+        thousands: they are summed as numbers per model (one :class:`Usage` each, not one
+        per entry). A subagent's entry (it names its ``agent_id``) is absorbed."""
+        by_model: dict[str, list[Mapping[str, int]]] = {}
+        last: Mapping[str, int] | None = None
+        for entry in entries:
+            raw = entry["usage"]
+            by_model.setdefault(entry["model"], []).append(raw)
+            if not entry.get("agent_id"):
+                last = raw
+        for model, raws in by_model.items():
+            names = {name for raw in raws for name in raw}
+            self.absorb(model, Usage(**{name: sum(raw.get(name, 0) for raw in raws) for name in names}))
+        if last is not None:
+            self.last_request = Usage(**last)
 
     @property
     def total(self) -> Usage:
@@ -248,12 +265,7 @@ class QueryEngine:
         engine = cls(config=config, session_id=loaded.session_id, messages=history, **kwargs)
         engine.transcript.messages_written = loaded.message_lines
         engine.session_hooks.pending_start = "resume"
-        for entry in loaded.entries_of("usage"):
-            usage = Usage(**entry["usage"])
-            if entry.get("agent_id"):  # a subagent's: cost, not this conversation's context size
-                engine.usage.absorb(entry["model"], usage)
-            else:
-                engine.usage.add(entry["model"], usage)
+        engine.usage.restore(loaded.entries_of("usage"))
         # The kernel died between a tool_use and its result: only the last submission can
         # have one (each finished one answered its own).
         engine._answer_dangling_tool_uses(since=last_prompt_index(engine.messages))

@@ -120,3 +120,28 @@ async def test_resume_after_a_crash_between_tool_use_and_result(tmp_path):
     out = await collect(resumed, "continue")
     assert out.result.subtype == "success"
     assert_tool_result_invariant(resumed_transport.requests[0]["messages"])
+
+
+def test_resumed_usage_is_what_adding_each_entry_gave():
+    """A resume sums thousands of usage entries as numbers (one Usage per model); the totals,
+    the context size (the last main-agent request) and the subagents' share (absorbed, never
+    the context size) are what adding the entries one by one gave."""
+    import random
+
+    from nb_agent.engine import UsageTotals
+    from nb_agent.model.pricing import Usage
+
+    rng = random.Random(7)
+    entries = []
+    for i in range(500):
+        usage = Usage(input_tokens=rng.randint(0, 9_000), output_tokens=rng.randint(0, 900), cache_creation_input_tokens=rng.randint(0, 90), cache_read_input_tokens=rng.randint(0, 90_000))
+        entry = {"kind": "usage", "model": rng.choice(["claude-sonnet-4-6", "claude-haiku-4-5"]), "usage": usage.__dict__}
+        entries.append({**entry, "agent_id": "a1"} if i % 7 == 0 or i == 499 else entry)
+    one_by_one = UsageTotals()
+    for entry in entries:
+        (one_by_one.absorb if entry.get("agent_id") else one_by_one.add)(entry["model"], Usage(**entry["usage"]))
+    restored = UsageTotals()
+    restored.restore(entries)
+    assert restored.by_model == one_by_one.by_model and len(restored.by_model) == 2
+    assert restored.last_request == one_by_one.last_request == Usage(**entries[498]["usage"])
+    assert restored.cost_usd == one_by_one.cost_usd
