@@ -6,6 +6,7 @@ import inspect
 from typing import TYPE_CHECKING
 
 from nb_agent.jupyter.commands.output import plural, preview, print_notices, tokens
+from nb_agent.jupyter.heap import release_freed_memory
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.session import KernelAgentSession
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 async def new(session: KernelAgentSession, _arg: str | None = None) -> None:
     engine = session.ensure_engine()
     print_notices(await engine.start_new_conversation())
+    release_freed_memory()  # the old conversation's pages back to the system, not the kernel's high-water mark
     print(f"Started a new conversation (session {engine.session_id}).")
 
 
