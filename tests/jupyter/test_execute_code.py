@@ -81,6 +81,22 @@ def test_progress_and_live_output(shell):
     assert any("line 0" in tail for tail in live)
 
 
+class _ThreadRecorder(list):
+    """Progress reports with the thread each came on."""
+
+    def append(self, progress):
+        super().append((threading.current_thread(), progress))
+
+
+def test_output_from_another_thread_is_reported_on_the_loops_thread(shell):
+    # A Dask task or a thread of the user's code prints: the report wakes the pipeline's
+    # asyncio waiter, which only the loop's thread may do.
+    progress = _ThreadRecorder()
+    _run(shell, "import threading\nunit_t = threading.Thread(target=lambda: print('from a thread'))\nunit_t.start()\nunit_t.join()", progress=progress)
+    assert progress and any("from a thread" in report["output_tail"] for _, report in progress)
+    assert {thread for thread, _ in progress} == {threading.main_thread()}
+
+
 def test_new_figures_become_images_and_are_closed(shell):
     import matplotlib
 

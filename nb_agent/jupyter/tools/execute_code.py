@@ -173,7 +173,8 @@ class _Capture:
         self._live = live
         self._gate = gate
         self.compute: str | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.current_thread()
         self.stdout = _LiveStream("stdout", self._report)
         self.stderr = _LiveStream("stderr", self._report)
         self.displays: list[dict[str, Any]] = []
@@ -195,7 +196,7 @@ class _Capture:
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL_S:
             self._last_progress = now
-            self._on_progress(self.progress())
+            self._progress_on_loop()
         # While synchronous code blocks the loop, only a direct widget update is seen.
         if threading.current_thread() is self._main and now - self._last_live >= LIVE_INTERVAL_S:
             self._last_live = now
@@ -216,19 +217,23 @@ class _Capture:
 
     def watch_computations(self) -> ComputeWatch:
         """Start watching the Dask/Spark work of this call (reports come on its thread)."""
-        self._loop = asyncio.get_running_loop()
         return ComputeWatch(self._report_compute)
 
     def _report_compute(self, line: str) -> None:
         self.compute = line
-        if self._push_live():
+        if not self._push_live():
+            self._progress_on_loop()  # the code awaits: the loop shows it
+
+    def _progress_on_loop(self) -> None:
+        """``on_progress`` on the loop's thread: it wakes the loop's waiter, which another
+        thread (a Dask task's print, the compute watcher) must not do itself."""
+        if threading.current_thread() is self._loop_thread:
+            self._on_progress(self.progress())
             return
-        loop = self._loop
-        if loop is not None and not loop.is_closed():  # the code awaits: the loop shows it
-            try:
-                loop.call_soon_threadsafe(lambda: self._on_progress(self.progress()))
-            except RuntimeError:  # the loop closed meanwhile: nobody to show it to
-                pass
+        try:
+            self._loop.call_soon_threadsafe(lambda: self._on_progress(self.progress()))
+        except RuntimeError:  # the loop closed meanwhile: nobody to show it to
+            pass
 
     def final_progress(self) -> None:
         if self.stdout.parts or self.stderr.parts or self.compute is not None:
