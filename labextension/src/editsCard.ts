@@ -39,7 +39,8 @@ const STATUS_TEXT: { [status: string]: string } = {
 export interface IEditsHost {
   /** Send a message to the kernel (dropped when the channel is closed). */
   tellKernel(data: Reverted): void;
-  /** `applied`, `refused` or `undone` when this page did that to the edit. */
+  /** `applied`, `refused`, `undone` or `redone` (a rewind's redo applied it again) when
+   * this page did that to the edit. */
   known(editId: string): string | undefined;
   /** Record that these edits were undone here (a card's Undo or revert). */
   undone(editIds: string[]): void;
@@ -57,6 +58,9 @@ const NO_HOST: IEditsHost = {
 export function currentStatus(panel: NotebookPanel, edit: EditsCardEntry, host: IEditsHost): string {
   const stored = String(edit.status ?? 'sent');
   const known = host.known(edit.edit_id);
+  if (known === 'redone' && stored !== 'kept') {
+    return 'applied'; // a rewind's redo applied it again since it was undone
+  }
   if (stored === 'undone' || stored === 'refused' || stored === 'kept') {
     return stored;
   }

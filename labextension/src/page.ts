@@ -304,6 +304,10 @@ export class LivePage {
           this.applied.push(data.edit_id);
         }
         this.editStates.set(data.edit_id, error ? 'refused' : 'applied');
+        if (!error && data.redo_of) {
+          this.editStates.set(data.redo_of, 'redone'); // the card of the run shows it applied again
+          this.cards.forEach(card => card.refresh());
+        }
         if (!error && data.review) {
           // made without asking: marked until the user keeps or undoes it on the run's card
           changedCells(data.ops ?? []).forEach(id => markForReview(this.panel, id, true));

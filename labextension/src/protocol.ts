@@ -234,6 +234,10 @@ export interface EditMessage {
    * Mark the cells it changes as pending review in the page (made without asking the user).
    */
   review: boolean;
+  /**
+   * A redo (``%agent rewind --redo``) applies the edit of this id again: its card says so.
+   */
+  redo_of: string | null;
 }
 /**
  * Kernel → browser: a run started or ended (while one is active the page sends ``change``

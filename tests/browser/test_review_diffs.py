@@ -232,3 +232,35 @@ def test_edits_the_user_allowed_one_by_one_are_not_marked(lab, new_page):
     nb.wait_executed(2)
     nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits li").first.wait_for(timeout=60_000)
     assert nb.sources()[1] == "x = 2" and _marked(nb) == []
+
+
+def test_edits_a_rewind_undid_and_a_redo_applied_again_show_as_applied(lab, new_page):
+    """``%agent rewind`` reverts the run's edit in the page (the card says undone); ``%agent
+    rewind --redo`` applies it again as a new edit of the page: the card says applied again,
+    with its Undo, and so does the saved notebook."""
+    name = "review_redo.ipynb"
+    nb = _open(lab, new_page, name, ["x = 1", "%%agent --permission-mode acceptEdits\nchange x", "%agent rewind", "%agent rewind --redo"])
+    path = lab.root / name
+    lab.server.script.add(
+        Reply(content=[tool_use("Read", {"file_path": str(path)})]),
+        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": nb.ids()[1], "new_source": "x = 10"})]),
+        Reply(content=[text("Done.")]),
+    )
+    nb.run(2)
+    nb.wait_executed(2)
+    nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits:has(.nb-agent-undo)").wait_for(timeout=60_000)
+    edit_id = nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits li").first.get_attribute("data-edit-id")
+    status = "return document.querySelector(`[data-edit-id='${arg[0]}']`)?.dataset.status === arg[1];"
+    nb.run(3)
+    nb.wait_executed(3)
+    nb.wait_js(status, [edit_id, "undone"])
+    assert nb.sources()[1] == "x = 1"
+    nb.run(4)
+    nb.wait_executed(4)
+    nb.wait_js(status, [edit_id, "applied"])
+    assert nb.sources()[1] == "x = 10"
+    item = nb.page.locator(f"#{nb.panel_id()} .nb-agent-edits li").first
+    assert item.locator(".nb-agent-edit-line").inner_text().endswith("— applied") and item.locator(".nb-agent-undo").count() == 1
+    nb.save()
+    saved = _card_output(path)
+    assert [e["status"] for e in saved["application/vnd.nb-agent.edits+json"]["edits"]] == ["applied"]

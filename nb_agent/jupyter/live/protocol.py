@@ -191,6 +191,8 @@ class EditMessage(_Message):
     """Cells the edit must not touch while they run (the ``%%agent`` cell)."""
     review: bool = False
     """Mark the cells it changes as pending review in the page (made without asking the user)."""
+    redo_of: str | None = None
+    """A redo (``%agent rewind --redo``) applies the edit of this id again: its card says so."""
 
 
 class RefusedEdit(_Message):

@@ -70,9 +70,14 @@ def test_a_cell_the_user_changed_after_the_run_is_kept_and_a_redo_applies_the_ed
     report = kernel.run("%agent rewind").stdout
     assert f"kept: replaced cell {b} — cell {b} was changed after the agent's edit, so it was left as it is" in report, report
     assert page.find(b)["source"].startswith("x = 43") and page.ids()[0] == case.cells[0]["id"]
+    first = next(m for m in page.received if m.get("type") == "edit")
     redone = kernel.run("%agent rewind --redo").stdout
     assert "notebook: applied again inserted markdown cell" in redone, redone
     assert page.cells[1]["source"] == "# Setup"
+    again = [m for m in page.received if m.get("type") == "edit" and m.get("redo_of")]
+    earlier = {m["edit_id"] for m in page.received if m.get("type") == "edit" and not m.get("redo_of")}
+    assert again[0]["redo_of"] == first["edit_id"] and {m["redo_of"] for m in again} <= earlier  # the card tells each applied again
+    assert not {m["edit_id"] for m in again} & earlier
     assert kernel.run("print(lk_made)").stdout.strip() == "[1, 2, 3]"
 
 
