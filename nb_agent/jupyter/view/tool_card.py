@@ -203,4 +203,5 @@ NOTICE_TONE = {"error": theme.ERROR, "warning": theme.WARN}
 
 
 def notice_html(level: str, text: str) -> Html:
-    return el("div", text, style=theme.text(NOTICE_TONE.get(level, theme.MUTED), style(font_size="0.9em", margin="2px 0")))
+    # pre-line: a notice's own line breaks show (the trust question's list), spaces still wrap
+    return el("div", text, style=theme.text(NOTICE_TONE.get(level, theme.MUTED), style(font_size="0.9em", margin="2px 0", white_space="pre-line")))

@@ -25,10 +25,15 @@ DONT_TRUST_LABEL = "Don't trust"
 
 
 def question_text(trust: FolderTrust) -> str:
-    return (
-        f"Do you trust the files in {trust.folder}? They would change what the agent does: "
-        f"{'; '.join(trust.reasons)}. Trust it only if you know where they come from. "
-        "Until you do, none of them is used (the folder's deny and ask rules are) and no git runs."
+    """A heading line, what the folder holds (one line each) and what each answer does."""
+    return "\n".join(
+        [
+            f"Do you trust the files in {trust.folder}?",
+            "They would change what the agent does:",
+            *(f"  • {reason}" for reason in trust.reasons),
+            f"{TRUST_LABEL}: they are used, in this run and later ones. Only if you know where they come from.",
+            f"{DONT_TRUST_LABEL}: none of them is used (the folder's deny and ask rules still are) and no git runs.",
+        ]
     )
 
 
