@@ -359,7 +359,7 @@ def suggest_rule(
 
     Bash: a prefix rule of the command's first word (two for tools with subcommands,
     ``git commit -m x`` -> ``Bash(git commit:*)``); the exact command when it is compound
-    or starts with a shell, wrapper or ``rm``. File edits: every file in the edited file's
+    or starts with a shell, wrapper, ``rm`` or ``mv``. File edits: every file in the edited file's
     directory (``Edit(src/**)``, ``Edit(//abs/dir/**)`` outside ``cwd``); reads likewise
     with ``Read``. WebFetch: the URL's domain. Anything else: the bare tool name.
     A relative file path is resolved against ``cwd``; the glob is written relative to

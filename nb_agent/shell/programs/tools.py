@@ -139,6 +139,8 @@ TOOLS: tuple[ProgramSpec, ...] = (
     ProgramSpec(name="cpio", tree_copier=True, names_from_file=frozenset({"-o", "--create", "-p", "--pass-through"})),
     # They name files without reading what is in them.
     ProgramSpec(name="rm", opens_operands=False, rule_words="exact"),
+    # mv replaces its target as rm deletes: Always allow adds the exact command, never Bash(mv:*)
+    ProgramSpec(name="mv", rule_words="exact"),
     *specs("rmdir mkdir touch chmod chown chgrp unlink", opens_operands=False),
 )
 """Development tools, package managers, file movers, removers."""
