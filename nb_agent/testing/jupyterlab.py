@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jupyter_core.paths import jupyter_path
+
 from nb_agent.testing.fake_server import FakeAnthropicServer
 
 CHROMIUM = os.environ.get("NB_AGENT_CHROMIUM", "/usr/bin/chromium")
@@ -71,12 +73,29 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
     raise RuntimeError(f"JupyterLab did not start in {SERVER_START_S}s: {log.read_text()[-3000:]}")
 
 
+SHIPPED_EXTENSION = Path(__file__).resolve().parent.parent / "jupyter" / "live" / "labextension"
+"""The extension's bundle as the package ships it (built from labextension/)."""
+
+
+def check_installed_extension() -> None:
+    """Fail when the nb-agent-live extension JupyterLab would load is not the package's bundle:
+    an editable install copies the bundle at install time, so a later rebuild (or a pull) is
+    not what the browser runs until ``pip install -e .`` again, and a test then tries old code."""
+    shipped = SHIPPED_EXTENSION / "static"
+    installed = next((Path(p) / "nb-agent-live" / "static" for p in jupyter_path("labextensions") if (Path(p) / "nb-agent-live").is_dir()), None)
+    if installed is None:
+        raise RuntimeError("the nb-agent-live extension is not installed: pip install -e '.[test]'")
+    if sorted(f.name for f in installed.iterdir()) != sorted(f.name for f in shipped.iterdir()):
+        raise RuntimeError(f"JupyterLab would load an older nb-agent-live bundle ({installed}) than the package's ({shipped}): pip install -e '.[test]' again")
+
+
 def start_lab(
     base: Path, server: FakeAnthropicServer, *, comms_over_subshells: str, rtc: bool = False, gateway_url: str | None = None
 ) -> Lab:
     """Start JupyterLab; real-time collaboration (jupyter-collaboration, installed with the
     ``test`` extra, which turns it on for every server) only when ``rtc`` is true; kernels
     from a gateway (:mod:`nb_agent.testing.gateway`) when ``gateway_url`` is given."""
+    check_installed_extension()
     root, settings = base / "root", base / "settings"
     root.mkdir(parents=True)
     setting = settings / KERNELS_SETTINGS

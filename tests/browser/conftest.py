@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from nb_agent.testing import FakeAnthropicServer
+from nb_agent.testing import FakeAnthropicServer, Script
 from nb_agent.testing.jupyterlab import CHROMIUM, Lab, start_lab, stop_lab
 
 
@@ -24,6 +24,14 @@ def model_server() -> Iterator[FakeAnthropicServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def fresh_script(model_server: FakeAnthropicServer) -> Iterator[None]:
+    """Each test scripts the model from nothing: a test that fails half way leaves turns
+    unused, and the next test's run would take them (one failure became four in CI)."""
+    model_server.script = Script()
+    yield
 
 
 @pytest.fixture(scope="module")
