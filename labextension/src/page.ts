@@ -14,6 +14,7 @@ import { AskKeyboard } from './keyboard';
 import { showRunView } from './runView';
 import type { AckError, EditOp, FromKernel, FromPage, Hello, Snapshot } from './protocol';
 import { Inbox } from './inbox';
+import { Retry } from './retry';
 import { takeSnapshot } from './snapshot';
 
 export const TARGET_NAME = 'nb_agent.live';
@@ -37,6 +38,17 @@ export class LivePage {
   private disposed = false;
   private inbox = new Inbox();
   private reconnecting = false;
+  /** The kernel answered on this comm (its `welcome`): its hello arrived. */
+  private confirmed = false;
+  /** Opens the comm again while no `welcome` comes (an open, or a close, lost on the way). */
+  private readonly reopen = new Retry(() => this.reopenUnconfirmed());
+  /** What the comm was last opened for: a reopen takes a fresh snapshot of the same kind. */
+  private openedFor: string | null = null;
+  /** Sends `resume` again while no `resumed` comes (it travels on a socket that just came back). */
+  private readonly resumeAgain = new Retry(() => {
+    this.askResume(true);
+    return this.isOpen;
+  });
   /** Kernel messages handled, for the browser tests (edit ids applied here). */
   readonly applied: string[] = [];
   /** What this page did to agent edits (`applied`, `refused`, `undone`): the cards' truth. */
@@ -104,6 +116,8 @@ export class LivePage {
 
   dispose(): void {
     this.disposed = true;
+    this.reopen.cancel();
+    this.resumeAgain.cancel();
     this.keyboard.dispose();
     this.closeComm();
   }
@@ -112,10 +126,10 @@ export class LivePage {
   beforeAgentCell(cellId: string): void {
     this.connectKernel(false);
     const snapshot = this.snapshot('execute', cellId);
-    if (this.isOpen) {
+    if (this.isOpen && this.confirmed) {
       this.send(snapshot);
     } else {
-      this.openComm(snapshot);
+      this.openComm(snapshot, cellId); // a comm the kernel never welcomed may be a dead one
     }
   }
 
@@ -147,7 +161,7 @@ export class LivePage {
     kernel.connectionStatusChanged.connect(this.connectionChanged, this);
     // The kernel says hello when nb_agent loads (e.g. `%load_ext nb_agent`): open then.
     kernel.registerCommTarget(HELLO_TARGET_NAME, () => {
-      if (!this.isOpen && this.kernel === kernel) {
+      if (!(this.isOpen && this.confirmed) && this.kernel === kernel) {
         this.openComm(null);
       }
     });
@@ -156,11 +170,19 @@ export class LivePage {
     }
   }
 
-  private openComm(snapshot: Snapshot | null): void {
+  private openComm(
+    snapshot: Snapshot | null,
+    executingCellId: string | null = null,
+    retrying = false
+  ): void {
     const kernel = this.kernel;
     if (!kernel || this.disposed || !this.panel.model) {
       return;
     }
+    this.closeComm(); // one comm per page: the kernel drops the channel it closes
+    this.confirmed = false;
+    this.openedFor = executingCellId;
+    this.resumeAgain.cancel();
     const comm = kernel.createComm(TARGET_NAME);
     // Our comm stays on the main shell (ipykernel >= 7.4 dispatches comm messages there
     // even while an async cell runs). With JupyterLab's per-comm-target subshell, the
@@ -174,11 +196,17 @@ export class LivePage {
     this.inbox.reset();
     this.runActive = false; // a new comm: a new kernel, or nb_agent loaded again
     // What a kernel sends on this comm: a newer kernel's types fall through onMessage's switch.
-    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) =>
+    comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
+      if (this.comm === comm && !this.confirmed) {
+        this.confirmed = true;
+        this.reopen.cancel();
+      }
       this.onMessage(msg.content.data as unknown as FromKernel);
+    };
     comm.onClose = () => {
       if (this.comm === comm) {
         this.comm = null; // nb_agent not loaded (yet), or the kernel went away
+        this.reopen.cancel(); // the kernel answered: its hello opens the comm again
       }
       for (const [id, answer] of this.replies) {
         this.replies.delete(id);
@@ -194,6 +222,23 @@ export class LivePage {
       snapshot: snapshot ?? this.snapshot('open')
     };
     comm.open(toJSON(hello));
+    if (!retrying) {
+      this.reopen.cancel(); // a new open: a full set of tries
+    }
+    this.reopen.start();
+  }
+
+  /** No `welcome` on the comm in time: open it again, with a fresh snapshot of the same kind. */
+  private reopenUnconfirmed(): boolean {
+    if (this.confirmed || !this.isOpen || this.disposed) {
+      return false; // nothing to do any more
+    }
+    if (this.kernel?.connectionStatus !== 'connected') {
+      return true; // ask again later, when it can travel
+    }
+    const cellId = this.openedFor;
+    this.openComm(cellId === null ? null : this.snapshot('execute', cellId), cellId, true);
+    return false; // openComm went on with the tries
   }
 
   private closeComm(): void {
@@ -276,6 +321,7 @@ export class LivePage {
     const resume = this.inbox.resume(snapshot, force);
     if (resume) {
       this.send(resume as unknown as FromPage);
+      this.resumeAgain.start();
     }
   }
 
@@ -350,6 +396,11 @@ export class LivePage {
         answer?.(data);
         break;
       }
+      case 'welcome':
+        break; // the comm counts from here (onMsg)
+      case 'resumed':
+        this.resumeAgain.cancel();
+        break;
       case 'run_view':
         if (showRunView(this.panel, data)) {
           this.runViews.push(String(data.phase));

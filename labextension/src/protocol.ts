@@ -7,7 +7,8 @@ export type FromPage = Snapshot | Ack | Hello | Reverted | RewindRequest | Resum
 /**
  * Kernel → browser.
  */
-export type FromKernel = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply;
+export type FromKernel =
+  EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply | Welcome | Resumed;
 /**
  * One operation of an edit.
  */
@@ -309,6 +310,28 @@ export interface RewindReply {
   action: 'preview' | 'rewind';
   lines: string[];
   error: string | null;
+}
+/**
+ * Kernel → browser: the first message on a page's comm, sent when the page's ``hello``
+ * arrives. Until it comes the page does not count on the comm: through a gateway a
+ * ``comm_open`` (or the kernel's ``comm_close`` of one opened before nb_agent loaded) can be
+ * lost on the way, and a page that took it for open sent its snapshots into nothing.
+ */
+export interface Welcome {
+  type: 'welcome';
+  protocol: number;
+}
+/**
+ * Kernel → browser: a ``resume`` arrived, and what came after its ``last_seq`` was sent
+ * again before this. A page whose ``resume`` was lost on the way (it travels on the socket
+ * that just came back) sends it again until this comes.
+ */
+export interface Resumed {
+  type: 'resumed';
+  /**
+   * The ``last_seq`` of the resume answered.
+   */
+  last_seq: number;
 }
 /**
  * The data of the run's card of notebook edits (MIME type

@@ -175,8 +175,11 @@ class LiveHub:
         self._to_loop(self._opened, comm, hello)
 
     def _opened(self, comm: Any, hello: Hello) -> None:
+        from nb_agent.jupyter.live.protocol import Welcome
+
         channel = LiveChannel(comm=comm, comm_id=comm.comm_id, hello=hello)
         self.channels[channel.comm_id] = channel
+        channel.send(Welcome().model_dump(mode="json"))  # first: the page counts on the comm from here
         if hello.snapshot is not None:
             self._snapshot(channel, hello.snapshot)
         if self.on_opened is not None:
@@ -222,6 +225,8 @@ class LiveHub:
     def _resume(self, channel: LiveChannel, resume: Resume) -> None:
         """The page's websocket came back (or it saw a gap): its acknowledgements again,
         its state, and the messages it lacks."""
+        from nb_agent.jupyter.live.protocol import Resumed
+
         for ack in resume.acks:
             self._ack(ack)
         if resume.snapshot is not None:
@@ -230,6 +235,7 @@ class LiveHub:
         log.debug("page %s resumed after message %d: %d sent again", channel.comm_id, resume.last_seq, count)
         if self.on_resume is not None:
             self.on_resume(channel)
+        channel.send(Resumed(last_seq=resume.last_seq).model_dump(mode="json"))
 
     def _snapshot(self, channel: LiveChannel, snapshot: Snapshot) -> None:
         if channel.snapshot is not None and snapshot.seq and snapshot.seq < channel.snapshot.seq:

@@ -275,6 +275,26 @@ class Reveal(_Message):
     cell_id: str
 
 
+class Welcome(_Message):
+    """Kernel → browser: the first message on a page's comm, sent when the page's ``hello``
+    arrives. Until it comes the page does not count on the comm: through a gateway a
+    ``comm_open`` (or the kernel's ``comm_close`` of one opened before nb_agent loaded) can be
+    lost on the way, and a page that took it for open sent its snapshots into nothing."""
+
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+
+
+class Resumed(_Message):
+    """Kernel → browser: a ``resume`` arrived, and what came after its ``last_seq`` was sent
+    again before this. A page whose ``resume`` was lost on the way (it travels on the socket
+    that just came back) sends it again until this comes."""
+
+    type: Literal["resumed"] = "resumed"
+    last_seq: int
+    """The ``last_seq`` of the resume answered."""
+
+
 class Resume(_Message):
     """Browser → kernel: send again what I lack. Sent when the page's kernel websocket came
     back after closing (a proxy's idle timeout, a network blip) and when a message's ``seq``
@@ -340,7 +360,7 @@ class RewindCard(_Message):
 Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume
 """Browser → kernel."""
 
-Outgoing = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply
+Outgoing = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply | Welcome | Resumed
 """Kernel → browser."""
 
 

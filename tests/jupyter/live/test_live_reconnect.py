@@ -55,7 +55,7 @@ def test_after_a_gap_the_page_gets_every_message_again_in_order(live_case, reque
     run = case.run_agent(page, "plan", timeout=40)
     assert run.status == "ok", run.errors
     assert [m["type"] for m in page.lost] == ["run", "request_snapshot"] and page.gaps >= 1
-    types = [m["type"] for m in page.received if m["type"] != "run_view"]  # (earlier runs' views, sent to a new page)
+    types = [m["type"] for m in page.received if m["type"] not in ("run_view", "welcome", "resumed")]  # (earlier runs' views, sent to a new page)
     assert types[:4] == ["run", "request_snapshot", "edit", "edit"], types  # again, in order, once
     assert [c["source"] for c in page.cells][:2] == ["import statistics", "## Plan"]
     assert len(page.applied) == 2 and len(set(page.applied)) == 2
@@ -82,3 +82,26 @@ def test_a_page_whose_websocket_came_back_gets_what_it_lacks(live_case, requests
     assert page.find(b)["source"] == "x = 1" and page.find(a)["source"] == "import os" and len(page.applied) == 2
     notes = "\n".join(b.get("text", "") for b in requests_since()[-1]["messages"][-1]["content"] if isinstance(b, dict))
     assert "refused these edits" not in notes
+
+
+def test_the_kernel_welcomes_each_page_first_and_answers_each_resume(live_case, requests_since):
+    """A page counts on its comm only once the kernel's ``welcome`` came (an open lost on the
+    way leaves a comm the kernel never saw), and sends a ``resume`` again until its
+    ``resumed`` comes (a resume can be lost the same way): both are answered, in order."""
+    case, kernel = live_case, live_case.kernel
+    page = case.page()
+    kernel.wait_for(kernel.start("pass"), lambda: any(m.get("type") == "welcome" for m in page.received), timeout=30)
+    assert page.received[0]["type"] == "welcome" and page.received[0]["seq"] == 1
+    b = case.cells[1]["id"]
+    kernel.server.script.add(_read(case), _edit(case, b, "x = 'kept'"), Reply(content=[text("ok")]))
+    run = case.run_agent(page, "edit", timeout=40)
+    assert run.status == "ok", run.errors
+    handled = page.last_seq
+    page.last_seq = 1  # the page lost everything after the welcome
+    page.resume()
+    kernel.wait_for(kernel.start("pass"), lambda: any(m.get("type") == "resumed" for m in page.received), timeout=30)
+    resumed = [m for m in page.received if m.get("type") == "resumed"]
+    assert len(resumed) == 1 and resumed[0]["last_seq"] == 1 and resumed[0]["seq"] == handled + 1
+    page.resume()  # a resume sent again (its answer was late): answered again, nothing applied twice
+    kernel.wait_for(kernel.start("pass"), lambda: len([m for m in page.received if m.get("type") == "resumed"]) == 2, timeout=30)
+    assert page.applied == [page.applied[0]] and page.find(b)["source"] == "x = 'kept'"
