@@ -91,9 +91,14 @@ async def test_sibling_abort(make_engine, check_invariant, tmp_path, streaming):
 async def test_user_abort_during_streaming(make_engine, check_invariant):
     slow = Reply(content=[tool_use("Echo", {"value": "a"}), tool_use("Echo", {"value": "b", "sleep": 5}), text("z" * 800)], delay=0.02)
     engine, transport = make_engine([slow], tools=[RecordingTool("Echo")])
-    asyncio.get_running_loop().call_later(0.3, engine.interrupt)
-    out = await collect(engine, "go")
-    assert out.result.subtype == "interrupted" and out.result.terminal_reason == "aborted_streaming"
+    result = None
+    async for event in engine.submit_message("go"):  # Stop once the text streams: both tool_uses are in
+        delta = getattr(getattr(event, "event", None), "delta", None)
+        if getattr(delta, "type", None) == "text_delta":
+            engine.interrupt()
+        if getattr(event, "type", None) == "result":
+            result = event
+    assert result is not None and result.subtype == "interrupted" and result.terminal_reason == "aborted_streaming"
     assert len(_results(engine)) == 2
     await check_invariant(engine, transport)
 
@@ -116,9 +121,12 @@ async def test_user_abort_from_a_tools_progress(make_engine, check_invariant):
 
 async def test_user_abort_during_tools(make_engine, check_invariant):
     calls = [tool_use("Echo", {"value": "fast"}), tool_use("Echo", {"value": "slow", "sleep": 5}), tool_use("Unsafe", {})]
-    engine, transport = make_engine([Reply(content=calls)], tools=[RecordingTool("Echo"), RecordingTool("Unsafe", concurrency_safe=False)])
-    asyncio.get_running_loop().call_later(0.2, engine.interrupt)
-    out = await collect(engine, "go")
+    echo = RecordingTool("Echo")
+    engine, transport = make_engine([Reply(content=calls)], tools=[echo, RecordingTool("Unsafe", concurrency_safe=False)])
+    run = asyncio.create_task(collect(engine, "go"))
+    await _until(lambda: [(c.value, c.ended is not None) for c in echo.calls] == [("fast", True), ("slow", False)])
+    engine.interrupt()  # the fast one done, the slow one running, the unsafe one waiting
+    out = await run
     assert out.result.terminal_reason == "aborted_tools"
     results = _results(engine)
     assert results[calls[0]["id"]] == "Echo: fast"
@@ -131,14 +139,19 @@ async def test_abort_while_waiting_for_permission(make_engine, check_invariant):
         async def decide(self, tool, input, ctx):
             return PermissionAsk(message="?")
 
+    asked = asyncio.Event()
+
     async def never_answers(tool, request, ctx):
+        asked.set()
         await asyncio.Event().wait()
 
     engine, transport = make_engine(
         [Reply(content=[tool_use("Echo", {}), tool_use("Echo", {})])], tools=[RecordingTool("Echo")], permission_policy=Ask(), can_use_tool=never_answers
     )
-    asyncio.get_running_loop().call_later(0.2, engine.interrupt)
-    out = await asyncio.wait_for(collect(engine, "go"), 5)
+    run = asyncio.create_task(collect(engine, "go"))
+    await asyncio.wait_for(asked.wait(), 30)
+    engine.interrupt()
+    out = await asyncio.wait_for(run, 30)
     assert out.result.terminal_reason == "aborted_tools"
     assert len(_results(engine)) == 2
     await check_invariant(engine, transport)
@@ -171,9 +184,17 @@ async def test_error_replies(make_engine, check_invariant):
     await check_invariant(engine, transport)
 
 
-async def _cancel_mid_run(engine, delay: float) -> None:
+async def _until(condition) -> None:
+    """Until ``condition()`` holds: each test acts at a point of the run, never after a
+    guessed delay (a loaded machine reaches it later); 30 s only tells "late" from "never"."""
+    async with asyncio.timeout(30):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+async def _cancel_mid_run(engine, condition) -> None:
     task = asyncio.create_task(collect(engine, "go"))
-    await asyncio.sleep(delay)
+    await _until(condition)
     task.cancel()
     try:
         await task
@@ -184,7 +205,7 @@ async def _cancel_mid_run(engine, delay: float) -> None:
 async def test_cancelled_consumer_during_tools(make_engine, check_invariant):
     echo = RecordingTool("Echo")
     engine, transport = make_engine([Reply(content=[tool_use("Echo", {"sleep": 5}), tool_use("Echo", {"sleep": 5})])], tools=[echo])
-    await _cancel_mid_run(engine, 0.2)
+    await _cancel_mid_run(engine, lambda: len(echo.calls) == 2)  # both running
     assert len(_results(engine)) == 2
     assert all(c.cancelled for c in echo.calls)
     await check_invariant(engine, transport)
@@ -194,7 +215,7 @@ async def test_cancelled_consumer_during_streaming(make_engine, check_invariant)
     echo = RecordingTool("Echo")
     slow = Reply(content=[tool_use("Echo", {"sleep": 5}), text("z" * 800)], delay=0.02)
     engine, transport = make_engine([slow], tools=[echo])
-    await _cancel_mid_run(engine, 0.3)
+    await _cancel_mid_run(engine, lambda: len(echo.calls) == 1)  # the tool runs while the text streams
     assert len(_results(engine)) == 1
     await asyncio.sleep(0)
     assert all(c.cancelled for c in echo.calls)
@@ -206,24 +227,28 @@ async def test_cancelled_consumer_while_it_renders(make_engine, check_invariant)
     echo = RecordingTool("Echo")
     engine, transport = make_engine([Reply(content=[tool_use("Echo", {"sleep": 5}), tool_use("Echo", {"value": "x"})])], tools=[echo])
 
+    rendering = asyncio.Event()
+
     async def consume():
         assistant_messages = 0
         async for event in engine.submit_message("go"):
             assistant_messages += event.type == "assistant"
             if assistant_messages == 2:
+                rendering.set()
                 await asyncio.sleep(5)  # a slow renderer, while the first tool runs
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(rendering.wait(), 30)
+    await _until(lambda: len(echo.calls) == 1)
     task.cancel()
     try:
         await task
     except asyncio.CancelledError:
         pass
-    await asyncio.sleep(0.05)
-    assert_history_invariant(engine.messages)
     [running] = echo.calls
-    assert running.cancelled, "no tool keeps running after the run is gone"
+    await _until(lambda: running.ended is not None)  # "no tool keeps running after the run is gone"
+    assert running.cancelled
+    assert_history_invariant(engine.messages)
     await check_invariant(engine, transport)
 
 
@@ -231,9 +256,12 @@ async def test_abort_through_the_real_sdk(tmp_path):
     """The same abort, over HTTP: the stream is closed and the next request is valid."""
     slow = Reply(content=[tool_use("Echo", {"value": "a"}), text("z" * 800)], delay=2.0)  # ~110 s
     async with FakeAnthropicServer([slow, Reply(content=[text("ok")])]) as server:
-        engine = QueryEngine(config=EngineConfig(cwd=tmp_path), tools=[RecordingTool("Echo")], transport=AnthropicTransport(client=server.client()))
-        asyncio.get_running_loop().call_later(0.3, engine.interrupt)
-        out = await collect(engine, "go")
+        echo = RecordingTool("Echo")
+        engine = QueryEngine(config=EngineConfig(cwd=tmp_path), tools=[echo], transport=AnthropicTransport(client=server.client()))
+        run = asyncio.create_task(collect(engine, "go"))
+        await asyncio.wait_for(echo.started.wait(), 30)  # the tool_use is in; the text streams
+        engine.interrupt()
+        out = await run
         assert out.result.terminal_reason == "aborted_streaming"
         # Generous: only separates "waited for the ~110 s stream" from "did not" (shared machines).
         assert out.result.duration_s < 20
