@@ -18,6 +18,7 @@ import io
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -28,6 +29,8 @@ from nb_agent.jupyter.live.edits_card import records_bundle
 from nb_agent.jupyter.live.run import EditRecord
 from nb_agent.jupyter.static_render import static_bundle
 from nb_agent.jupyter.view.background_card import background_bundle
+from nb_agent.jupyter.view.file_edits_card import FileEntry
+from nb_agent.jupyter.view.file_edits_card import static_bundle as file_edits_bundle
 from nb_agent.jupyter.view.markdown_stream import thinking_html
 from nb_agent.jupyter.view.run_state import Approval, Notice, RunState, TextBlock, ToolCall
 from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
@@ -141,6 +144,7 @@ def _cards(make: Any, image: tuple[str, str]) -> list[ToolCall]:
     return [
         call("Bash", input={"command": make("command", True), "description": make("description")}, result_text=make("bash output", True)),
         call("Bash", "running", input={"command": make("one-line command")}, progress={"output_tail": make("live output", True)}, started_at=1.0),
+        call("ExecuteCode", "running", input={"code": make("running code")}, progress={"output_tail": make("compute output", True), "compute": make("compute line")}, started_at=1.0),
         call("Read", input={"file_path": make("path")}, result_text=make("file text", True)),
         call("ExecuteCode", input={"code": make("code", True)}, result_text=make("code output", True), result_images=[image]),
         call("NotebookEdit", input={"cell_id": make("cell id"), "edit_mode": make("edit mode"), "new_source": make("new source", True)}),
@@ -222,6 +226,11 @@ def renderings(make: Any, image: tuple[str, str]) -> dict[str, str]:
     bundle = records_bundle(records, run_id=make("run id"), notebook_path=make("notebook path"))
     assert bundle is not None
     out["edits card"] = bundle["text/html"]
+    files = [  # the file-mode card: a file the run changed, and one it deleted
+        FileEntry(edit=SimpleNamespace(path=make("edited file path"), after=b"x"), change=file_change(make("file card path"), make("file before", True), make("file after", True)), status=make("file card status")),  # type: ignore[arg-type]
+        FileEntry(edit=SimpleNamespace(path=make("deleted file path"), after=None), change=None),  # type: ignore[arg-type]
+    ]
+    out["file edits card"] = file_edits_bundle(files)["text/html"]
     trust = FolderTrust(folder=Path(make("folder")), state="unanswered", reasons=(make("trust reason"), make("second reason")))  # type: ignore[arg-type]
     out["trust question"] = notice_html("warning", question_text(trust))
     out["trust answered"] = notice_html("info", answered_text(trust, False, by=make("who")))
@@ -293,7 +302,8 @@ def test_every_field_reaches_the_page_as_text(rendered):
                   "todo summary", "edit summary", "edit preview", "folder", "trust reason", "row rule", "form header", "form question",
                   "form option description", "multi description", "form plan", "error notice", "thinking", "answer text",
                   "above id", "neighbour above", "neighbour below", "changed cell", "cell before", "cell after", "inserted source", "deleted cell",
-                  "deleted source", "moved source", "change path", "new file content", "diff path", "file before", "file after", "edit before", "edit after"):  # fmt: skip
+                  "deleted source", "moved source", "change path", "new file content", "diff path", "file before", "file after", "edit before", "edit after",
+                  "compute line", "compute output", "edited file path", "deleted file path", "file card status"):  # fmt: skip
         missing.extend([field] if f"{field}:" not in shown else [])
     assert missing == []
     assert '"><img src=x onerror=alert(1)>' in shown and "<script>alert(3)</script>" in shown
