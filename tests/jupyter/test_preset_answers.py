@@ -91,6 +91,7 @@ def test_static_rendering_with_answers_has_one_output(kernel) -> None:
         kernel.run('%config AgentMagics.render = "auto"')
     assert run.status == "ok", run.errors
     displays = run.of_type("display_data")
-    assert len(displays) == 2 and not run.of_type("update_display_data")  # the static rendering, then the run card
-    assert "application/vnd.nb-agent.rewind+json" in displays[1]["content"]["data"]
+    assert len(displays) == 3 and not run.of_type("update_display_data")  # the static rendering, the file edits card, the run card
+    assert displays[1]["content"]["data"]["text/plain"].startswith("Files this run's edits changed (1)")
+    assert "application/vnd.nb-agent.rewind+json" in displays[2]["content"]["data"]
     assert "answered “allow” by --answer" in displays[0]["content"]["data"]["text/markdown"]
