@@ -32,6 +32,7 @@ from nb_agent.permissions.paths import home_directory
 from nb_agent.permissions.settings import is_users_own, untrusted_settings_keys
 from nb_agent.skills.loader import COMMANDS_DIR, SKILLS_DIR, has_entries
 from nb_agent.trust import trust_answer
+from nb_agent.wording import plural
 
 __all__ = ["FolderTrust", "TrustState", "folder_trust", "trust_reasons"]
 
@@ -92,7 +93,7 @@ def trust_reasons(folder: Path, *, home: Path | None = None) -> list[str]:
             reasons.append(f".claude/{name} ({', '.join(keys)})")
     servers = _read_object(folder / PROJECT_MCP_FILE).get("mcpServers")
     if isinstance(servers, dict) and servers:
-        reasons.append(f"{PROJECT_MCP_FILE} ({len(servers)} MCP server{'s' if len(servers) != 1 else ''})")
+        reasons.append(f"{PROJECT_MCP_FILE} ({plural(len(servers), 'MCP server')})")
     agents = folder / AGENTS_DIR
     if not is_users_own(agents, home=home) and _has_markdown(agents):
         reasons.append(".claude/agents (subagent definitions)")

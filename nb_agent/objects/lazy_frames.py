@@ -14,13 +14,14 @@ import math
 from typing import Any
 
 from nb_agent.objects.kinds import ObjectKind, mro_has
+from nb_agent.wording import plural
 
 MAX_TYPED_COLUMNS = 500
 """Columns whose types a description lists at most (wide Spark tables have thousands)."""
 
 
-def _count(number: int, noun: str) -> str:
-    return f"lazy, {number} {noun}{'' if number == 1 else 's'}"
+def _lazy_count(number: int, noun: str) -> str:
+    return f"lazy, {plural(number, noun)}"
 
 
 class LazyFrameKind(ObjectKind):
@@ -63,8 +64,8 @@ class DaskKind(LazyFrameKind):
 
     def lazy_note(self, value: Any) -> str | None:
         if mro_has(type(value), "dask", "Array"):
-            return _count(math.prod(value.numblocks), "chunk")
-        return _count(int(value.npartitions), "partition")
+            return _lazy_count(math.prod(value.numblocks), "chunk")
+        return _lazy_count(int(value.npartitions), "partition")
 
 
 class PolarsLazyKind(LazyFrameKind):

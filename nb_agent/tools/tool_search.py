@@ -44,6 +44,7 @@ from pydantic import BaseModel, Field
 from nb_agent.messages import AttachmentMessage, starts_with
 from nb_agent.tools.base import ProgressCallback, Tool, ToolResult, ToolUseContext
 from nb_agent.tools.search_index import ToolSearchIndex
+from nb_agent.wording import plural
 
 ToolSearchMode = Literal["auto", "on", "off"]
 
@@ -514,7 +515,7 @@ def format_search_result(output: ToolSearchOutput) -> str:
             else ""
         )
         lines.append(
-            f"Loaded {len(output.matches)} tool{'s' if len(output.matches) != 1 else ''}{more}. "
+            f"Loaded {plural(len(output.matches), 'tool')}{more}. "
             "Their definitions are now available: call them directly."
         )
         lines.extend(f"- {name}: {output.descriptions.get(name, '')}".rstrip() for name in output.matches)

@@ -117,10 +117,10 @@ async def test_abort_cancels_a_running_call(manager: McpManager, call_tool) -> N
     slow = by_name(manager)["mcp__test__slow"]
     controller = AbortController()
     asyncio.get_running_loop().call_later(0.2, controller.abort)
-    started = asyncio.get_running_loop().time()
+    # The call would sleep far longer than the suite's timeout: only the abort can end it, so
+    # reaching the next line shows the abort cancelled it (no clock needed to tell).
     with pytest.raises(AbortError):
-        await call_tool(slow, {"sleep_seconds": 10}, controller)
-    assert asyncio.get_running_loop().time() - started < 5
+        await call_tool(slow, {"sleep_seconds": 3600}, controller)
     # the connection is still usable
     echo = by_name(manager)["mcp__test__echo"]
     assert (await call_tool(echo, {"text": "still here"})).data.content[0]["text"] == "echo: still here"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
-from nb_agent.jupyter.commands.output import plural, preview, print_notices, tokens
+from nb_agent.jupyter.commands.output import preview, print_notices, tokens
 from nb_agent.jupyter.heap import release_freed_memory
+from nb_agent.wording import plural
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.session import KernelAgentSession

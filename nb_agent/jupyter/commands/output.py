@@ -21,8 +21,3 @@ def print_notices(events: list[Any]) -> None:
 
 
 __all__ = ["preview", "print_notices", "tokens"]
-
-
-def plural(count: int, word: str) -> str:
-    """``1 message``, ``2 messages``."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"

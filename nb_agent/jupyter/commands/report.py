@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nb_agent.jupyter.commands.output import plural, preview, tokens
+from nb_agent.jupyter.commands.output import preview, tokens
+from nb_agent.wording import plural
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.session import KernelAgentSession

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nb_agent.checkpoints.parts import PartOutcome, PartPlan
+from nb_agent.wording import plural
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.live.notebook import LiveNotebook
@@ -93,7 +94,7 @@ class NotebookPart:
 
     def summary(self, since: Any, until: Any | None) -> str | None:
         count = sum(len(records) for _, records in self._since(since, until))
-        return f"notebook: {count} edit{'s' if count != 1 else ''}" if count else None
+        return f"notebook: {plural(count, 'edit')}" if count else None
 
     def plan(self, since: Any, run: int) -> PartPlan:
         plan = PartPlan(part=self.name, data=[])

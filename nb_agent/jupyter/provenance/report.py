@@ -26,6 +26,7 @@ from typing import Any, Literal
 from nb_agent.jupyter.bounded_list import bounded_list, cut_line
 from nb_agent.jupyter.provenance.code_names import cell_code_names, code_names
 from nb_agent.jupyter.provenance.ledger import CellLedger
+from nb_agent.wording import plural
 
 MAX_ENTRIES = 8
 MAX_LINE_CHARS = 160
@@ -109,7 +110,7 @@ class Provenance:
         lines += bounded_list(HIDDEN, keep(self.hidden), max_entries=MAX_ENTRIES)
         if not lines:
             return None
-        inputs = f"{self.inputs} input{'s' if self.inputs != 1 else ''}"
+        inputs = plural(self.inputs, "input")
         return (heading or HEADING.format(inputs=inputs)) + "\n" + "\n".join(lines)
 
 

@@ -25,15 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from nb_agent.wording import plural
+
 log = logging.getLogger(__name__)
 
 INTERVAL_S = 1.0
 """The first line shows after this long, the next ones at most this often."""
 SPARK_GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 class _Watch(Protocol):
@@ -76,14 +74,14 @@ class _DaskWatch:
             counts = _DaskCounts(computes=self._counts.computes, tasks=self._counts.tasks, done=self._counts.done)
         if not counts.tasks:
             return None
-        return f"dask: {counts.done:,}/{_count(counts.tasks, 'task')}" + (f" ({counts.computes} computes)" if counts.computes > 1 else "")
+        return f"dask: {counts.done:,}/{plural(counts.tasks, 'task')}" + (f" ({counts.computes} computes)" if counts.computes > 1 else "")
 
     def summary(self) -> str | None:
         with self._lock:
             counts = self._counts
             if not counts.computes:
                 return None
-            return f"dask: {_count(counts.tasks, 'task')}" + (f" in {counts.computes} computes" if counts.computes > 1 else "")
+            return f"dask: {plural(counts.tasks, 'task')}" + (f" in {counts.computes} computes" if counts.computes > 1 else "")
 
     def close(self, *, cancel: bool) -> None:
         self._callback.unregister()
@@ -135,14 +133,14 @@ class _SparkWatch:
         if not counts.jobs:
             return None
         running = f", {counts.tasks_running:,} running" if counts.tasks_running else ""
-        stages = f"{_count(counts.stages, 'stage')} ({counts.stages_running} running)"
-        return f"spark: {counts.tasks_done:,}/{_count(counts.tasks, 'task')}{running}, {stages}, {_count(counts.jobs, 'job')}"
+        stages = f"{plural(counts.stages, 'stage')} ({counts.stages_running} running)"
+        return f"spark: {counts.tasks_done:,}/{plural(counts.tasks, 'task')}{running}, {stages}, {plural(counts.jobs, 'job')}"
 
     def summary(self) -> str | None:
         counts = self.counts()
         if not counts.jobs:
             return None
-        return f"spark: {_count(counts.stages, 'stage')}, {_count(counts.tasks_done, 'task')}" + (f" in {counts.jobs} jobs" if counts.jobs > 1 else "")
+        return f"spark: {plural(counts.stages, 'stage')}, {plural(counts.tasks_done, 'task')}" + (f" in {counts.jobs} jobs" if counts.jobs > 1 else "")
 
     def close(self, *, cancel: bool) -> None:
         if cancel:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from nb_agent.jupyter.html import Html, Style, el, join, merge
 from nb_agent.jupyter.view import theme
 from nb_agent.tools.files.change_preview import CellChange, CellGlimpse, ChangePreview, FileChange, diff_counts
+from nb_agent.wording import plural
 
 FOLD_LINES = 30
 """A diff longer than this starts folded."""
@@ -46,7 +47,7 @@ def diff_html(diff: str, *, max_lines: int = MAX_LINES) -> Html:
 def _size(diff: str) -> str:
     added, removed = diff_counts(diff)
     count = len(diff.splitlines())
-    return f"+{added} −{removed}, {count} line{'s' if count != 1 else ''}"
+    return f"+{added} −{removed}, {plural(count, 'line')}"
 
 
 def folded_diff(title: str, diff: str, *, max_lines: int = MAX_LINES) -> Html:
@@ -73,7 +74,7 @@ def _glimpse_html(glimpse: CellGlimpse | None, where: str) -> Html:
 def file_change_html(change: FileChange, *, max_lines: int = MAX_LINES) -> Html:
     if change.created:
         more = change.total_lines - len(change.head.splitlines())
-        title = f"new file {change.path} ({change.total_lines} line{'s' if change.total_lines != 1 else ''})"
+        title = f"new file {change.path} ({plural(change.total_lines, 'line')})"
         body = _source_block(change.head + (f"\n… {more} more lines" if more > 0 else ""), theme.DIFF_ADDED, max_lines + 1)
         return el("details", el("summary", title), body, open=change.total_lines <= FOLD_LINES, cls="nb-agent-change")
     if not change.diff:

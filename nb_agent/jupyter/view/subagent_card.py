@@ -11,6 +11,7 @@ from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.run_state import ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration, tokens
 from nb_agent.jupyter.view.subagent import SubagentView
+from nb_agent.wording import plural
 
 SUBAGENT_STYLE = {
     "running": (theme.INFO, "running"),
@@ -25,7 +26,7 @@ MAX_STATIC_ANSWER_CHARS = 3_000
 
 
 def _calls_label(n: int) -> str:
-    return f"{n} tool call{'s' if n != 1 else ''}"
+    return plural(n, "tool call")
 
 
 def _call_line(call: ToolCall) -> str:
