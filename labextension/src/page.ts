@@ -119,6 +119,7 @@ export class LivePage {
     this.reopen.cancel();
     this.resumeAgain.cancel();
     this.keyboard.dispose();
+    this.kernel?.anyMessage.disconnect(this.afterRestartAsked, this);
     this.closeComm();
   }
 
@@ -154,11 +155,13 @@ export class LivePage {
     }
     this.closeComm();
     this.kernel?.connectionStatusChanged.disconnect(this.connectionChanged, this);
+    this.kernel?.anyMessage.disconnect(this.afterRestartAsked, this);
     this.kernel = kernel;
     if (!kernel) {
       return;
     }
     kernel.connectionStatusChanged.connect(this.connectionChanged, this);
+    kernel.anyMessage.connect(this.afterRestartAsked, this);
     // The kernel says hello when nb_agent loads (e.g. `%load_ext nb_agent`): open then.
     kernel.registerCommTarget(HELLO_TARGET_NAME, () => {
       if (!(this.isOpen && this.confirmed) && this.kernel === kernel) {
@@ -310,6 +313,31 @@ export class LivePage {
     } else if (this.reconnecting) {
       this.reconnecting = false;
       this.askResume(true);
+    }
+  }
+
+  /**
+   * JupyterLab's Restart disposes the page's comms (and forgets the running cell's display
+   * id) before it asks the server to restart the kernel, so what the going kernel says last
+   * reaches no handler: the run's end, which replaces its dead live view with what the run
+   * showed and "Stopped by a kernel restart". The connection still reports every message it
+   * receives: take that one from there.
+   */
+  private afterRestartAsked(
+    _: Kernel.IKernelConnection,
+    args: Kernel.IAnyMessageArgs
+  ): void {
+    const comm = this.comm;
+    const msg = args.msg;
+    if (args.direction !== 'recv' || msg.header.msg_type !== 'comm_msg' || !comm?.isDisposed) {
+      return; // a comm that is still open gets its messages the usual way
+    }
+    const content = (msg as KernelMessage.ICommMsgMsg).content;
+    const data = content.data as unknown as FromKernel;
+    if (content.comm_id === comm.commId && data.type === 'run_view' && data.phase === 'ended') {
+      if (showRunView(this.panel, data)) {
+        this.runViews.push('ended after a restart');
+      }
     }
   }
 

@@ -235,7 +235,7 @@ class KernelAgentSession:
         from nb_agent.jupyter import cell_view
 
         state.finish(interrupted=True, stop_reason=notice)
-        cell_view.finish_view(view, state)
+        self.live.views.stopped([cell_view.finish_view(view, state)])
 
     def close(self) -> None:
         """At kernel shutdown (and ``%unload_ext``): SessionEnd hooks (bounded), kill

@@ -82,6 +82,20 @@ class RunViews:
             if channel.comm_id in run.late_pages:
                 channel.send(run.message())
 
+    def stopped(self, bundles: list[dict[str, Any]]) -> None:
+        """The kernel is going (a restart or a shutdown) and the run ended with ``bundles``:
+        every page is sent them, the one that ran the cell too. JupyterLab's own Restart
+        forgets the running cell's display id before it asks the server to restart, so the
+        cell's display update is dropped in that page; its live-notebook handler still sees
+        this message (``labextension/src/page.ts``, ``ended after a restart``)."""
+        run, self.running = self.running, None
+        if run is None:
+            return
+        run.outputs = [display_output(bundle) for bundle in bundles]
+        self.ended.append(run)
+        for channel in self.hub.connected:
+            channel.send(run.message())
+
     def abandon(self) -> None:
         """The run ended without :meth:`finished` (it failed): no page is given its dead view."""
         self.running = None
