@@ -89,13 +89,26 @@ def _notes(card: ToolCall) -> str:
     return _asked_by(card) + approval_note(card) + outcome_note(card)
 
 
-def _tool_line(card: ToolCall) -> str:
+def superseded_todos(state: RunState) -> set[int]:
+    """The TodoWrite calls whose list a later one of the same agent replaced: the saved
+    rendering keeps their one line, and only the latest list as a checklist."""
+    latest: dict[str | None, ToolCall] = {}
+    superseded: set[int] = set()
+    for item in state.items:
+        if isinstance(item, ToolCall) and item.name == "TodoWrite" and item.status == "done":
+            if item.agent in latest:
+                superseded.add(latest[item.agent].key)
+            latest[item.agent] = item
+    return superseded
+
+
+def _tool_line(card: ToolCall, *, brief: bool = False) -> str:
     if card.subagent is not None:
         return f"{STATUS_ICONS.get(card.status, '•')} **Agent** {static_summary(card.subagent)}"
     preview = input_preview(card, limit=120).replace("`", "'")
     arg = f" `{preview}`" if preview else ""
     line = f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{_notes(card)}"
-    extra = interaction_render.markdown(card)
+    extra = [] if brief else interaction_render.markdown(card)
     items = "".join(f"\n  - {item}" for item in extra if not item.startswith(">"))
     quoted = "\n".join(f"  {item}" for item in extra if item.startswith(">"))  # the plan, as one quote
     return line + items + (f"\n\n{quoted}" if quoted else "")
@@ -131,6 +144,7 @@ def render_markdown_text(state: RunState) -> str:
     """The run as Markdown: answer text in order, tool calls as a compact list, notices."""
     parts: list[str] = []
     tools: list[str] = []
+    superseded = superseded_todos(state)
 
     def flush_tools() -> None:
         if tools:
@@ -140,7 +154,7 @@ def render_markdown_text(state: RunState) -> str:
     for item in state.items:
         if isinstance(item, ToolCall):
             nested = static_markdown(item.subagent) if item.subagent is not None else _change_markdown(item)
-            tools.append(_tool_line(item) + (f"\n{nested}" if nested else ""))
+            tools.append(_tool_line(item, brief=item.key in superseded) + (f"\n{nested}" if nested else ""))
             continue
         if isinstance(item, TextBlock):
             if item.kind != "text" or not item.text.strip():
@@ -170,11 +184,12 @@ def _tool_class(card: ToolCall) -> str:
     return f"nb-agent-tool nb-agent-{card.status.replace(' ', '-')}"
 
 
-def _card_html(card: ToolCall, images_left: list[int]) -> Html:
+def _card_html(card: ToolCall, images_left: list[int], *, brief: bool = False) -> Html:
     if interaction_render.handles(card):
         preview = input_preview(card, limit=120)
         line = f"{STATUS_ICONS.get(card.status, '•')} {card.name} {preview} — {card.status}{_notes(card)}".replace("`", "")
-        return el("li", line, interaction_render.body_html(card), _result_details(card) if card.status == "error" else None, cls=_tool_class(card))
+        body = None if brief else interaction_render.body_html(card)
+        return el("li", line, body, _result_details(card) if card.status == "error" else None, cls=_tool_class(card))
     line = _tool_line(card).replace("**", "").replace("`", "")
     change = _saved_change(card)
     if change is not None:
@@ -191,6 +206,7 @@ def render_html(state: RunState) -> Html:
     parts: list[Html] = []
     tools: list[Html] = []
     images_left = [MAX_STATIC_IMAGES]
+    superseded = superseded_todos(state)
 
     def flush_tools() -> None:
         if tools:
@@ -199,7 +215,7 @@ def render_html(state: RunState) -> Html:
 
     for item in state.items:
         if isinstance(item, ToolCall):
-            tools.append(_card_html(item, images_left))
+            tools.append(_card_html(item, images_left, brief=item.key in superseded))
         elif isinstance(item, TextBlock):
             if item.kind != "text" or not item.text.strip():
                 continue
@@ -216,6 +232,7 @@ def render_html(state: RunState) -> Html:
 
 def render_plain(state: RunState) -> str:
     lines: list[str] = []
+    superseded = superseded_todos(state)
     for item in state.items:
         if isinstance(item, TextBlock) and item.kind == "text" and item.text.strip():
             lines.append(item.text.strip("\n"))
@@ -226,7 +243,8 @@ def render_plain(state: RunState) -> str:
                 lines.append(f"{STATUS_ICONS.get(item.status, '*')} Agent {static_summary(item.subagent)}" + (f"\n{nested}" if nested else ""))
                 continue
             note = _notes(item).replace("`", "")
-            extra = "".join(f"\n    {line.replace('**', '')}" for line in interaction_render.markdown(item))
+            brief = item.key in superseded
+            extra = "".join(f"\n    {line.replace('**', '')}" for line in ([] if brief else interaction_render.markdown(item)))
             if (change := _saved_change(item)) is not None:
                 extra += "".join(f"\n    {line}" for line in change_text(change).splitlines())
             lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}{extra}")

@@ -178,6 +178,23 @@ def test_todos_show_as_a_checklist_and_are_kept(kernel):
     assert listed.splitlines() == ["[x] Load the data", "[>] Picking the metric", "[ ] Draw the chart"]
 
 
+def test_the_saved_rendering_keeps_only_the_latest_todo_list(kernel):
+    done = [dict(todo, status="completed") for todo in TODOS]
+    kernel.server.script.add(
+        Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]),
+        Reply(content=[tool_use("TodoWrite", {"todos": done})]),
+        Reply(content=[text("All done.")]),
+    )
+    run = kernel.run("%%agent\nwork through the plan")
+    assert run.status == "ok", run.errors
+    for mime in ("text/markdown", "text/plain", "text/html"):
+        saved = run.final_bundle[mime]
+        assert saved.count("TodoWrite") == 2, saved  # each call keeps its line
+        assert saved.count("Draw the chart") == 1, saved  # one checklist: the last
+        assert "Picking the metric" not in saved, saved  # the earlier snapshot's items are gone
+    assert "[x] Draw the chart" in run.final_bundle["text/markdown"]
+
+
 def test_headless_answers_and_refusals(kernel, requests_since):
     kernel.run('%config AgentMagics.render = "static"')
     try:
