@@ -5,7 +5,8 @@
  * its `%%agent` line is removed. The notebook sets every code cell's mime type from the
  * kernel's language (when a cell is inserted and when the language info changes); this
  * module answers each such change for agent cells and remembers the kernel's mime type to
- * give back.
+ * give back. The notebook also gives every cell its editor configuration again when a
+ * setting changes (lineWrap included): an agent cell keeps its soft wrap through that.
  */
 import { Cell, ICellModel } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
@@ -59,8 +60,20 @@ export class AgentCells {
         }
       });
       cell.model.mimeTypeChanged.connect(update);
+      this.keepWrap(cell);
       update();
     }
+  }
+
+  /**
+   * The notebook has no signal for a new editor configuration: it calls each cell's
+   * updateEditorConfig with its own (a settings change, for one). A prompt keeps its wrap.
+   */
+  private keepWrap(cell: Cell): void {
+    const configure = cell.updateEditorConfig.bind(cell);
+    cell.updateEditorConfig = (config: Record<string, unknown>): void => {
+      configure(this.kernelMime.has(cell.model) ? { ...config, lineWrap: true } : config);
+    };
   }
 
   private update(cell: Cell): void {

@@ -84,3 +84,26 @@ def test_an_agent_cell_is_plain_wrapped_text_and_python_again_without_its_magic(
     _retype_first_line(nb, 1, "%%agent")  # a Python cell that becomes a prompt
     _wait_shown(nb, 1, AS_PROMPT)
     assert nb.sources()[1].startswith("%%agent\nwith open(")
+
+
+def _line_numbers(nb: NotebookPage) -> bool:
+    return nb.js("return !!live.panel.content.editorConfig.code.lineNumbers;")
+
+
+def test_an_agent_cell_stays_a_prompt_when_the_settings_change(lab, new_page):
+    """View > Show Line Numbers changes the notebook's settings, and JupyterLab then gives
+    every code cell the notebook's editor configuration again (its lineWrap included): an
+    agent cell stays wrapped, before its next edit, and a Python cell gets the change."""
+    lab.notebook("settings.ipynb", [PROMPT, PYTHON])
+    nb = NotebookPage(new_page(), lab, "settings.ipynb").open()
+    _wait_shown(nb, 1, AS_PYTHON)
+    _wait_shown(nb, 0, AS_PROMPT)
+    numbered = _line_numbers(nb)
+    nb.cell(1).locator(".jp-InputPrompt").click()
+    nb.page.locator(".lm-MenuBar-itemLabel", has_text="View").click()
+    nb.page.locator(".lm-Menu-itemLabel", has_text="Show Line Numbers").first.click()
+    nb.wait_js("return !!live.panel.content.editorConfig.code.lineNumbers === arg;", not numbered)
+    # the notebook reconfigures its cells synchronously when its configuration is set
+    assert nb.js("return live.panel.content.widgets.map(c => !!c.editor.getOption('lineNumbers'));") == [not numbered] * 2
+    assert nb.js(AS_PROMPT, 0), f"the agent cell is shown as {_shown(nb, 0)} after the settings change"
+    assert nb.js(AS_PYTHON, 1), _shown(nb, 1)
