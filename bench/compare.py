@@ -3,7 +3,7 @@
 A bench script defines ``measure(args) -> dict[str, float | int | str]`` and calls
 :func:`main`. By default the script runs twice, each time in a fresh subprocess: once
 with the ``nb_agent`` package of a baseline commit (``--before``, default ``52546bb``, the
-commit whose figures issue 24 quotes; exported with ``git archive`` and put first on
+commit whose figures issue 24 quotes, unless the bench names its own; exported with ``git archive`` and put first on
 ``PYTHONPATH``, so kernels the bench starts import it too) and once with this working
 tree's. Each prints its figures as JSON; the parent prints ``before → after``.
 
@@ -89,9 +89,10 @@ def main(
     parser: argparse.ArgumentParser,
     *,
     targets: dict[str, str] | None = None,
+    baseline: str = BASELINE_REF,
 ) -> None:
     """Parse the command line; run ``measure`` here (child) or on both trees (parent)."""
-    parser.add_argument("--before", default=BASELINE_REF, help="baseline commit (default %(default)s)")
+    parser.add_argument("--before", default=baseline, help="baseline commit (default %(default)s)")
     parser.add_argument("--only", choices=("before", "after"), help="run one version only")
     parser.add_argument(_CHILD_FLAG, dest="child_tree", help=argparse.SUPPRESS)
     args, _ = parser.parse_known_args()

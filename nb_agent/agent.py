@@ -60,9 +60,10 @@ def mcp_manager_for(cwd: Path, *, home: Path | None = None, include_project: boo
     """An MCP manager for ``.mcp.json`` (when ``include_project``: the folder is trusted)
     and ``~/.claude.json`` (servers connect lazily); None when the ``mcp`` package is not
     installed."""
-    try:
-        from nb_agent.mcp.manager import McpManager
-    except ImportError:  # the mcp extra is not installed: no MCP servers, everything else works
+    from nb_agent.mcp.manager import McpManager
+    from nb_agent.mcp.state import sdk_installed
+
+    if not sdk_installed():  # the mcp extra is not installed: no MCP servers, everything else works
         return None
     user_config = (home or Path.home()) / ".claude.json"
     return McpManager.from_config(cwd=cwd, user_config_path=user_config, include_project=include_project)

@@ -262,9 +262,10 @@ async def start_agent_mcp_servers(definition: AgentDefinition, *, cwd: Any) -> t
             inline.update(entry)
     if not inline:
         return None, []
-    try:
-        from nb_agent.mcp.manager import McpManager
-    except ImportError:  # the mcp extra is not installed
+    from nb_agent.mcp.manager import McpManager
+    from nb_agent.mcp.state import sdk_installed
+
+    if not sdk_installed():  # the mcp extra is not installed
         log.warning("agent %s configures MCP servers, but the mcp package is not installed", definition.name)
         return None, []
     manager = McpManager(servers=inline, cwd=cwd)

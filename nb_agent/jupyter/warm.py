@@ -1,5 +1,5 @@
-"""The first run's heavy imports (the engine and anthropic, the MCP client, the widgets, the
-Markdown renderer, Pillow), made in a background thread started at ``%load_ext`` so the
+"""The first run's heavy imports (the engine and anthropic, the widgets, the Markdown
+renderer, Pillow, and the MCP SDK when MCP servers are configured), made in a background thread started at ``%load_ext`` so the
 first ``%%agent`` cell does not wait for them, and awaited by that cell without blocking the
 kernel's loop (its status line keeps counting meanwhile).
 
@@ -17,6 +17,7 @@ import importlib
 import logging
 import os
 import threading
+from pathlib import Path
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ MODULES = (
     "nb_agent.jupyter.view.user_prompts",
     "nb_agent.agent",
     "httpcore2",  # the SDK's HTTP client imports it when the first client is made
-    "nb_agent.mcp.manager",
+    "nb_agent.mcp.manager",  # the SDK itself only with servers: MCP_MODULES
     "nb_agent.jupyter.engine_factory",
     "nb_agent.jupyter.cell_run",
     "nb_agent.jupyter.static_render",
@@ -43,12 +44,30 @@ MODULES = (
     "PIL.Image",
 )
 
+MCP_MODULES = ("nb_agent.mcp.connection", "nb_agent.mcp.tool")
+"""The MCP SDK (about half a second), which the first run needs before its first request
+only when it has servers to start."""
+
 _thread: threading.Thread | None = None
 _lock = threading.Lock()
 
 
+def _mcp_configured() -> bool:
+    """Whether ``~/.claude.json`` or the folder's ``.mcp.json`` names MCP servers (the
+    folder's are counted trusted or not: this only decides what to import early)."""
+    from nb_agent.mcp.config import load_mcp_config
+
+    loaded = load_mcp_config(cwd=Path.cwd(), include_project=False)
+    return bool(loaded.servers or loaded.untrusted)
+
+
 def _warm() -> None:
-    for name in MODULES:
+    try:
+        modules = MODULES + (MCP_MODULES if _mcp_configured() else ())
+    except Exception:  # an unreadable config: the run that reads it says what is wrong
+        log.debug("reading the MCP configuration failed", exc_info=True)
+        modules = MODULES
+    for name in modules:
         try:
             importlib.import_module(name)
         except Exception:  # the run that needs it will say what is wrong

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import anyio
 import mcp_types as mt
@@ -33,6 +33,7 @@ from mcp.client.stdio import stdio_client
 
 from nb_agent.errors import NbAgentError
 from nb_agent.mcp.config import HttpServerConfig, McpServerConfig, StdioServerConfig
+from nb_agent.mcp.state import DEFAULT_CONNECT_TIMEOUT, ServerStatus, describe_exception
 from nb_agent.version import __version__
 
 if sys.version_info < (3, 11):  # pragma: no cover
@@ -40,11 +41,6 @@ if sys.version_info < (3, 11):  # pragma: no cover
 
 logger = logging.getLogger(__name__)
 
-ServerStatus = Literal["pending", "connecting", "connected", "failed", "disconnected", "closed"]
-"""``pending``: configured, not started. ``failed``: could not connect (see ``error``).
-``disconnected``: was connected, then the server went away (reconnected by ``refresh``)."""
-
-DEFAULT_CONNECT_TIMEOUT = 30.0
 CLOSE_TIMEOUT = 10.0
 MAX_LIST_PAGES = 100
 STDERR_TAIL_CHARS = 1_500
@@ -54,16 +50,6 @@ T = TypeVar("T")
 
 class McpConnectionError(NbAgentError):
     """The server is not connected, or the connection broke during a request."""
-
-
-def describe_exception(exc: BaseException) -> str:
-    """A one-line description, unwrapping the exception groups anyio raises."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(describe_exception(e) for e in exc.exceptions)
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _is_connection_failure(exc: BaseException) -> bool:

@@ -16,19 +16,19 @@ Lifecycle, driven by the session (never at import):
 
 ``tools()`` gives the current ``McpTool`` objects for ``assemble_tool_pool``; a tool routes
 its calls through the manager by server name, so it survives a reconnect.
+
+The MCP SDK is imported when the first server starts (``_start``), not with the manager: a
+session without servers never loads it (:mod:`nb_agent.mcp.state`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import mcp_types as mt
+from typing import TYPE_CHECKING, Any
 
 from nb_agent.errors import ConfigurationError, ToolError
 from nb_agent.mcp.config import (
@@ -41,40 +41,15 @@ from nb_agent.mcp.config import (
     parse_server_config,
     server_name_conflict,
 )
-from nb_agent.mcp.connection import DEFAULT_CONNECT_TIMEOUT, McpConnection, ServerStatus, describe_exception
-from nb_agent.mcp.results import DEFAULT_MAX_OUTPUT_TOKENS, max_output_tokens_from_env
-from nb_agent.mcp.tool import McpTool, call_failure
+from nb_agent.mcp.state import McpSettings, ServerStatus, describe_exception
+
+if TYPE_CHECKING:
+    import mcp_types as mt
+
+    from nb_agent.mcp.connection import McpConnection
+    from nb_agent.mcp.tool import McpTool
 
 logger = logging.getLogger(__name__)
-
-CONNECT_TIMEOUT_ENV = "NB_AGENT_MCP_TIMEOUT"
-
-
-def _float_env(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-@dataclass(frozen=True, kw_only=True)
-class McpSettings:
-    """Limits for MCP servers; ``from_env()`` reads the ``NB_AGENT_MCP_*`` variables."""
-
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
-    """Seconds a server gets to start, finish the handshake and list its tools."""
-    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
-    """Per-call cap on a tool result (≈ 4 chars per token); more is truncated with a note."""
-    call_timeout: float | None = None
-    """Seconds one tool call may take (None: no limit beyond the user's Stop button)."""
-
-    @classmethod
-    def from_env(cls) -> McpSettings:
-        return cls(
-            connect_timeout=_float_env(CONNECT_TIMEOUT_ENV, DEFAULT_CONNECT_TIMEOUT),
-            max_output_tokens=max_output_tokens_from_env(),
-        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -338,6 +313,8 @@ class McpManager:
         try:
             return await conn.call_tool(tool, arguments, timeout=self.settings.call_timeout)
         except Exception as exc:
+            from nb_agent.mcp.tool import call_failure  # loaded with the connection
+
             raise call_failure(server, tool, exc) from exc
 
     # --- internals -----------------------------------------------------------------------
@@ -354,6 +331,8 @@ class McpManager:
                 logger.warning("MCP: unexpected error while managing servers: %s", describe_exception(result))
 
     async def _start(self, server: _Server) -> None:
+        from nb_agent.mcp.connection import McpConnection  # the MCP SDK, at the first server's start
+
         name = server.config.name
         conn = McpConnection(
             name=name,
@@ -397,6 +376,8 @@ class McpManager:
             logger.info("MCP server %s: re-listing tools failed: %s", server.config.name, describe_exception(exc))
 
     async def _list_tools(self, server: _Server, conn: McpConnection) -> list[McpTool]:
+        from nb_agent.mcp.tool import McpTool
+
         definitions = await asyncio.wait_for(conn.list_tools(), self.settings.connect_timeout)
         tools: list[McpTool] = []
         seen: set[str] = set()

@@ -10,32 +10,19 @@ cut with a note telling the model how to ask for less.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as mt
 
+from nb_agent.mcp.state import DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS_ENV
 from nb_agent.messages import ContentBlock
 
-DEFAULT_MAX_OUTPUT_TOKENS = 25_000
-MAX_OUTPUT_TOKENS_ENV = "NB_AGENT_MCP_MAX_OUTPUT_TOKENS"
 CHARS_PER_TOKEN = 4
 IMAGE_TOKEN_ESTIMATE = 1_600
 """What one image costs the model, roughly (the API charges ~w*h/750, capped near 1,600)."""
 
 API_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-
-
-def max_output_tokens_from_env(environ: Mapping[str, str] | None = None) -> int:
-    """The cap from ``NB_AGENT_MCP_MAX_OUTPUT_TOKENS``, or the default if unset or invalid."""
-    raw = (os.environ if environ is None else environ).get(MAX_OUTPUT_TOKENS_ENV, "")
-    try:
-        value = int(raw)
-    except ValueError:
-        return DEFAULT_MAX_OUTPUT_TOKENS
-    return value if value > 0 else DEFAULT_MAX_OUTPUT_TOKENS
 
 
 @dataclass(frozen=True, kw_only=True)

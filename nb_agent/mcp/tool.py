@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict
 
 from nb_agent.errors import AbortError, InputValidationError, ToolError
 from nb_agent.mcp.config import normalize_name_for_mcp
-from nb_agent.mcp.results import DEFAULT_MAX_OUTPUT_TOKENS, McpToolOutput, convert_call_result
+from nb_agent.mcp.results import McpToolOutput, convert_call_result
+from nb_agent.mcp.state import DEFAULT_MAX_OUTPUT_TOKENS, describe_exception
 from nb_agent.messages import ContentBlock
 from nb_agent.tools.base import DEFAULT_MAX_RESULT_SIZE_CHARS, ProgressCallback, Tool, ToolResult, ToolUseContext
 
@@ -194,7 +195,7 @@ def format_schema_errors(tool_name: str, errors: list[Any], *, limit: int = 8) -
 
 def call_failure(server: str, tool: str, exc: BaseException) -> ToolError:
     """The ``ToolError`` the model reads for a failed call (``McpManager`` raises it)."""
-    from nb_agent.mcp.connection import McpConnectionError, describe_exception
+    from nb_agent.mcp.connection import McpConnectionError
 
     if isinstance(exc, McpConnectionError):
         return ToolError(f"{exc}. The tool call did not complete; the server will be reconnected before the next turn.")

@@ -42,6 +42,27 @@ def test_the_heavy_imports_are_made_in_the_background(make_kernel):
     assert run.stdout.split() == ["True"] * (1 + len(HEAVY))
 
 
+
+@pytest.mark.parametrize("servers", [False, True], ids=["no MCP servers", "an MCP server"])
+def test_the_mcp_sdk_is_warmed_only_when_a_server_is_configured(make_kernel, tmp_path, servers):
+    # Without servers the first run never needs the SDK (half a second of imports); with one
+    # it starts the server before its first request. A server in an untrusted folder counts.
+    home = tmp_path / "home"
+    home.mkdir()
+    kernel = make_kernel("warm-mcp", extra_env={"HOME": str(home)})
+    if servers:
+        (kernel.cwd / ".mcp.json").write_text('{"mcpServers": {"demo": {"command": "demo-server"}}}')
+    code = (
+        "import sys\n"
+        "get_ipython().run_line_magic('load_ext', 'nb_agent')\n"
+        "from nb_agent.jupyter import warm\n"
+        "warm.start().join()\n"
+        "print('nb_agent.agent' in sys.modules, 'mcp' in sys.modules)"
+    )
+    run = kernel.run(code, timeout=120)
+    assert run.status == "ok", run.errors
+    assert run.stdout.split() == ["True", str(servers)]
+
 def test_reload_keeps_one_transformer(fresh_kernel):
     fresh_kernel.run("%reload_ext nb_agent")
     run = fresh_kernel.run("print(sum(type(t).__name__ == 'AgentCellTransformer' for t in get_ipython().input_transformers_cleanup))")

@@ -5,11 +5,8 @@ from __future__ import annotations
 import mcp_types as mt
 import pytest
 
-from nb_agent.mcp.results import (
-    MAX_OUTPUT_TOKENS_ENV,
-    convert_call_result,
-    max_output_tokens_from_env,
-)
+from nb_agent.mcp.results import convert_call_result
+from nb_agent.mcp.state import MAX_OUTPUT_TOKENS_ENV, max_output_tokens_from_env
 
 
 def test_text_image_and_resources_are_converted() -> None:
