@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import TypeAdapter
 from pydantic_core import from_json
 
 from nb_agent.errors import TranscriptError
-from nb_agent.messages import MESSAGE_ADAPTER, PERSISTED_TYPES, Message, now_iso
-from nb_agent.transcript_lines import COUNTED_TYPES, is_message_line
+from nb_agent.messages import MESSAGE_ADAPTER, PERSISTED_TYPES, now_iso
+from nb_agent.transcript_lines import COUNTED_TYPES, MESSAGE_KEY, is_message_line
 
 TRANSCRIPT_VERSION = 1
 
@@ -111,16 +110,6 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _MessageLine:
-    """A message line, validated whole from its JSON (its other keys ignored)."""
-
-    message: Message
-
-
-_MESSAGE_LINE: TypeAdapter[Any] = TypeAdapter(_MessageLine)
-
-
 def load_transcript(path: Path) -> LoadedTranscript:
     """Read a transcript; tombstoned messages are dropped, a torn line is skipped."""
     if not path.exists():
@@ -130,13 +119,13 @@ def load_transcript(path: Path) -> LoadedTranscript:
     loaded = LoadedTranscript(session_id=path.stem)
     cut: dict[str, Any] = {}
     """Messages a rewind took out of the conversation, by uuid (a redo puts them back)."""
-    validate = _MESSAGE_LINE.validate_json
+    validate, skip = MESSAGE_ADAPTER.validate_json, len(MESSAGE_KEY)
     with collector_paused():
         for number, line in enumerate(lines, start=1):
             message = None
             if number > 1 and is_message_line(line):  # the first line also names the session
-                try:
-                    message = validate(line).message
+                try:  # the message is the line's last key: validated from its own JSON, the rest unparsed
+                    message = validate(line[line.find(MESSAGE_KEY) + skip : -1])
                 except ValueError:  # damaged, or not what this version writes: the slow path says why
                     pass
             if message is None:
