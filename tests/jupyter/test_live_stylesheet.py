@@ -12,7 +12,7 @@ from nb_agent.jupyter.view import theme
 from nb_agent.jupyter.view.agent_view import WidgetAgentView
 from nb_agent.jupyter.view.markdown_stream import thinking_html
 from nb_agent.jupyter.view.run_state import RunState
-from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
+from nb_agent.jupyter.view.status_line import StatusSnapshot, clock_html, status_html
 from nb_agent.messages import StreamEvent
 
 
@@ -42,7 +42,7 @@ def test_every_class_the_view_sends_is_defined_by_its_stylesheet():
     try:
         assert view.root.children[0] is view.stylesheet and view.stylesheet.layout.display == "none"
         rules = _rules(view.stylesheet.value)
-        used = _classes(status_html(_status())) | _classes(thinking_html("why"))
+        used = _classes(status_html(_status())) | _classes(clock_html(_status())) | _classes(thinking_html("why"))
         assert used and used <= set(rules), used - set(rules)
         status = rules[theme.STATUS_CLASS]
         for declaration in ("color:var(--jp-ui-font-color2, #616161)", "font-size:0.85em", "font-family:var(--jp-ui-font-family, sans-serif)", "padding:2px 4px"):
@@ -62,7 +62,7 @@ def test_the_stylesheet_stays_first_as_items_come_and_go():
         state.on_event(StreamEvent(event=NS(type="content_block_delta", index=0, delta=NS(type="text_delta", text="hello"))))
         view.flush_now()
         children = view.root.children
-        assert children[0] is view.stylesheet and children[-1] is view.status_widget and len(children) == 3
+        assert children[0] is view.stylesheet and children[-1] is view.status_row and len(children) == 3
     finally:
         view.close()
 

@@ -18,8 +18,8 @@ from typing import Any
 from nb_agent.jupyter.html import stylesheet
 from nb_agent.jupyter.view.approval import ApprovalRow, WidgetApprover
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall
-from nb_agent.jupyter.view.status_line import StatusSnapshot, status_html
-from nb_agent.jupyter.view.text_pages import TextPages
+from nb_agent.jupyter.view.status_line import StatusSnapshot, clock_html, status_html
+from nb_agent.jupyter.view.text_pages import TextPages, set_value
 from nb_agent.jupyter.view.theme import live_rules
 from nb_agent.jupyter.view.throttle import WIDGET_COST, CommBudget, UpdateScheduler
 from nb_agent.jupyter.view.tool_card import card_html, notice_html
@@ -91,19 +91,23 @@ class WidgetAgentView:
         self._status = status
         self._clock = clock
         self._shared, created = _shared_widgets()
-        self.status_widget = w.HTML(value=status_html(status()), layout=self._shared["layout"], style=self._shared["html_style"])
+        snapshot = status()
+        self.status_widget = w.HTML(value=status_html(snapshot), layout=self._shared["layout"], style=self._shared["html_style"])
+        self.clock_widget = w.HTML(value=clock_html(snapshot), layout=self._shared["layout"], style=self._shared["html_style"])
+        """The status line's elapsed time: all that changes every second while text streams."""
+        self.status_row = w.HBox(children=[self.status_widget, self.clock_widget], layout=self._shared["layout"])
         self.stylesheet = w.HTML(value=stylesheet(live_rules()), layout=self._shared["hidden_layout"], style=self._shared["html_style"])
         """The classes of what is re-sent often (status line, thinking), defined once per view."""
-        self.root = w.VBox(children=[self.stylesheet, self.status_widget], layout=self._shared["layout"])
+        self.root = w.VBox(children=[self.stylesheet, self.status_row], layout=self._shared["layout"])
         self.scheduler = UpdateScheduler(
             self._render,
             max_flushes_per_s=max_updates_per_s,
             budget=CommBudget(rate=max_messages_per_s, clock=clock),
             clock=clock,
         )
-        # Charged now: the shared widgets' opens, and the root's, stylesheet's and status line's opens
-        # and eventual closes, so a short run's traffic is bounded too.
-        self.scheduler.budget.spend(created + 3 * WIDGET_COST)
+        # Charged now: the shared widgets' opens, and the root's, stylesheet's and status line's (row,
+        # line, clock) opens and eventual closes, so a short run's traffic is bounded too.
+        self.scheduler.budget.spend(created + 5 * WIDGET_COST)
         self._items: dict[int, Item] = {}
         self._widgets: dict[int, _ItemWidgets] = {}
         self._approvals: dict[int, Any] = {}
@@ -155,7 +159,7 @@ class WidgetAgentView:
         self.close()
 
     def close(self) -> None:
-        widgets: list[Any] = [self.root, self.stylesheet, self.status_widget, *self._closing]
+        widgets: list[Any] = [self.root, self.stylesheet, self.status_row, self.status_widget, self.clock_widget, *self._closing]
         for item_widgets in self._widgets.values():
             widgets += item_widgets.all()
         for row in self._approvals.values():
@@ -208,8 +212,8 @@ class WidgetAgentView:
     # --- rendering --------------------------------------------------------------------
     def _render(self, key: Hashable) -> int:
         if key == STATUS_KEY:
-            self.status_widget.value = status_html(self._status())
-            return 1
+            snapshot = self._status()
+            return set_value(self.status_widget, status_html(snapshot)) + set_value(self.clock_widget, clock_html(snapshot))
         if key == STRUCTURE_KEY:
             return self._sync_children()
         item = self._items.get(key)  # type: ignore[arg-type]
@@ -260,7 +264,7 @@ class WidgetAgentView:
 
     def _sync_children(self) -> int:
         children = [self.stylesheet, *(self._widgets[i.key].outer for i in self.state.items if i.key in self._widgets)]
-        children.append(self.status_widget)
+        children.append(self.status_row)
         sent = 0
         if tuple(children) != tuple(self.root.children):
             self.root.children = children
@@ -351,3 +355,4 @@ class WidgetAgentView:
                 self.state.changed(card)
                 self.scheduler.tick()
                 return
+

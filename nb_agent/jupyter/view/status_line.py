@@ -57,7 +57,9 @@ MODE_LABELS = {"plan": "plan mode", "acceptEdits": "accept edits", "bypassPermis
 """Words, not ⏵⏵ / ⏸ (Debian's default fonts have no such glyphs: they showed as boxes)."""
 
 
-def status_text(s: StatusSnapshot) -> str:
+def status_text(s: StatusSnapshot, *, clock: bool = True) -> str:
+    """The line's text; ``clock=False``: without the elapsed time (the live view shows it
+    apart, see :func:`clock_html`)."""
     parts = [
         *([MODE_LABELS.get(s.permission_mode, s.permission_mode)] if s.permission_mode != "default" else []),
         *([f"☑ {s.todo}"] if s.todo else []),
@@ -66,7 +68,7 @@ def status_text(s: StatusSnapshot) -> str:
         f"{tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out",
         f"context {s.context_percent:.0f}%" + (f" ⚠ {s.context_note}" if s.context_note else ""),
         f"${s.session_cost_usd:.4f} session",
-        duration(s.elapsed_s),
+        *([duration(s.elapsed_s)] if clock else []),
     ]
     if s.phase != "running":
         parts.append(s.phase)
@@ -84,7 +86,13 @@ _PHASE_TONES = {
 
 
 def status_html(s: StatusSnapshot) -> Html:
-    """The line's markup: classes only (the live view's stylesheet styles them), as it is
-    re-sent every second."""
+    """The line's markup but its clock: classes only (the live view's stylesheet styles
+    them). Re-sent when a figure changes (a request's usage, the phase, the mode)."""
     dot = el("span", "●", cls=theme.tone_class(_PHASE_TONES.get(s.phase, theme.MUTED)))
-    return el("div", dot, " ", status_text(s), cls=theme.STATUS_CLASS)
+    return el("div", dot, " ", status_text(s, clock=False), cls=theme.STATUS_CLASS)
+
+
+def clock_html(s: StatusSnapshot) -> Html:
+    """The elapsed time after the line, the one part that changes every second: a widget
+    of its own, so what is re-sent each second is a few bytes, not the whole line."""
+    return el("div", f"· {duration(s.elapsed_s)}", cls=theme.CLOCK_CLASS)

@@ -64,7 +64,7 @@ class TextPages:
             rest = stream.final_after(stream.chunk_end(self._sealed))
             if rest is None:  # the final text is not what streamed: one page, rendered whole
                 return self._restart(stream.html())
-            return _set(live, rest)
+            return set_value(live, rest)
         length, now = len(stream.text), self._clock()
         start = stream.chunk_end(self._sealed)
         self.behind = length - start < (self._shown - start) * (1 + GROWTH) and now - self._sent_at < MAX_WAIT_S
@@ -74,8 +74,8 @@ class TextPages:
         stable, tail = stream.parts()
         fresh = stable[self._sealed :]
         if not fresh or tail is None or sum(len(part) for part in fresh) + len(tail) < PAGE_CHARS:
-            return _set(live, join([*fresh, tail]))
-        sent = _set(live, join(fresh))  # sealed: it keeps these chunks for good
+            return set_value(live, join([*fresh, tail]))
+        sent = set_value(live, join(fresh))  # sealed: it keeps these chunks for good
         self._sealed = len(stable)
         self.pages.append(self._new_html(tail))
         self.box.children = list(self.pages)
@@ -87,14 +87,15 @@ class TextPages:
         self.pages = self.pages[-1:]
         self._sealed = 0
         self.box.children = list(self.pages)
-        return 1 + _set(self.pages[0], html)
+        return 1 + set_value(self.pages[0], html)
 
 
-def _set(widget: Any, html: Html) -> int:
+def set_value(widget: Any, html: str) -> int:
+    """Give ``widget`` ``html``; returns the comm messages sent (none when it already had it)."""
     if widget.value == html:
         return 0
     widget.value = html
     return 1
 
 
-__all__ = ["PAGE_CHARS", "TextPages"]
+__all__ = ["PAGE_CHARS", "TextPages", "set_value"]

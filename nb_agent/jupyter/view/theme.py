@@ -104,6 +104,8 @@ IMAGE = style(max_width="100%")
 # shown once per view) defines them. Static renderings keep inline styles (a saved
 # notebook's sanitizer drops <style>).
 STATUS_CLASS = "nb-agent-status"
+CLOCK_CLASS = "nb-agent-clock"
+"""The status line's elapsed time, a widget of its own after the line."""
 THINKING_CLASS = "nb-agent-thinking"
 
 
@@ -116,6 +118,7 @@ def live_rules() -> dict[str, Style]:
     """Every class of the live view and its declarations."""
     return {
         STATUS_CLASS: merge(TEXT[MUTED], SMALL, UI_FONT, style(padding="2px 4px")),
+        CLOCK_CLASS: merge(TEXT[MUTED], SMALL, UI_FONT, style(padding="2px 4px 2px 0")),
         THINKING_CLASS: text(MUTED, style(font_size="0.9em", white_space="pre-wrap")),
         **{tone_class(tone): TEXT[tone] for tone in TEXT},
     }
