@@ -33,13 +33,25 @@ MODULES = (
     # 'Settings' from partially initialized module"), and the cell fell back to plain text.
     "nb_agent.jupyter.view.agent_view",
     "nb_agent.jupyter.view.user_prompts",
+    # Before the anthropic SDK: the protocol's models take their field docs from attribute docstrings,
+    # for which pydantic asks inspect.getmodule, whose first call indexes the file of every
+    # module loaded so far (0.1 s more once the SDK's 3,400 modules are there).
+    "nb_agent.jupyter.live.protocol",
     "nb_agent.agent",
     "httpcore2",  # the SDK's HTTP client imports it when the first client is made
     "nb_agent.mcp.manager",  # the SDK itself only with servers: MCP_MODULES
     "nb_agent.jupyter.engine_factory",
+    # The tools the first engine is built with (engine_factory.default_tools, builtin_tools).
+    "nb_agent.jupyter.tools",
+    "nb_agent.jupyter.live.read",
+    "nb_agent.tools.bash",
+    "nb_agent.tools.files",
+    "nb_agent.tools.tool_search",
+    "nb_agent.tools.interaction",
+    "nb_agent.tools.web",
+    "nb_agent.agents",
     "nb_agent.jupyter.cell_run",
     "nb_agent.jupyter.static_render",
-    "nb_agent.jupyter.live.protocol",
     "ipywidgets",
     "PIL.Image",
 )

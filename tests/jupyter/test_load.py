@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 # pydantic and the tool machinery: what the checkpoints once pulled in through InspectVariables (0.14 -> 1.1 s)
-HEAVY = ("anthropic", "ipywidgets", "markdown_it", "pydantic", "nb_agent.tools.base", "nb_agent.engine", "nb_agent.loop.query")
+HEAVY = (
+    "anthropic", "ipywidgets", "markdown_it", "pydantic", "nb_agent.tools.base", "nb_agent.engine", "nb_agent.loop.query",
+    "nb_agent.jupyter.tools", "nb_agent.tools.bash",  # the first engine's tools, warmed too
+)
 
 
 @pytest.fixture(scope="module")
