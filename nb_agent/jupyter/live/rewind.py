@@ -163,7 +163,7 @@ class NotebookPart:
                 continue
             futures = {}
             for record in records:
-                edit = EditMessage(edit_id=uuid.uuid4().hex, run_id=live_run.run_id, ops=record.ops, redo_of=record.edit_id)
+                edit = EditMessage(edit_id=uuid.uuid4().hex, run_id=live_run.run_id, ops=record.ops, redo_of=record.edit_id, review=record.review)
                 futures[record.edit_id] = self.live.hub.start_edit(live_run.channel, edit)
             again.pending.append(_Pending(run=live_run, records=records, futures=futures))
         return again

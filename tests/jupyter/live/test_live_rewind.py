@@ -77,6 +77,9 @@ def test_a_cell_the_user_changed_after_the_run_is_kept_and_a_redo_applies_the_ed
     again = [m for m in page.received if m.get("type") == "edit" and m.get("redo_of")]
     earlier = {m["edit_id"] for m in page.received if m.get("type") == "edit" and not m.get("redo_of")}
     assert again[0]["redo_of"] == first["edit_id"] and {m["redo_of"] for m in again} <= earlier  # the card tells each applied again
+    # made without asking, so marked for review: applied again, they are marked again
+    review = {m["edit_id"]: m["review"] for m in page.received if m.get("type") == "edit" and not m.get("redo_of")}
+    assert any(review.values()) and all(m["review"] == review[m["redo_of"]] for m in again), (review, again)
     assert not {m["edit_id"] for m in again} & earlier
     assert kernel.run("print(lk_made)").stdout.strip() == "[1, 2, 3]"
 
