@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from nb_agent.errors import NbAgentError
 from nb_agent.jupyter import cell_view, warm
-from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
+from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed, CellEnding
 from nb_agent.jupyter.interrupts import TerminalInterrupt, uncancel_current_task
 from nb_agent.jupyter.live.notebook import executing_cell_id
+from nb_agent.jupyter.live.run_views import display_output
 
 if TYPE_CHECKING:
     from nb_agent.jupyter.options import CellOptions
@@ -96,7 +97,8 @@ class CellRun:
             uncancel_current_task()
         if frontend.preset is not None:
             frontend.preset.report_unused()
-        state.finish(result=result, interrupted=interrupted, error=error)
+        ending = _ending(result, interrupted, error)
+        state.finish(result=result, interrupted=interrupted, error=error, said_by_cell=ending.line if ending is not None else None)
         left: list[dict[str, Any] | None] = [cell_view.finish_view(view, state)]  # what replaces the view in a reloaded page
         if session.settings.insert_code_cell:
             cell_view.offer_code_cell(state, shell=session.shell, live=session.live.just_ended)
@@ -104,11 +106,10 @@ class CellRun:
         widgets = cell_view.render_mode(session.settings, session.shell) == "widgets"
         left.append(session.checkpoints.show_file_edits(session.engine, cell_view.edited_files(state, session.engine), widgets=widgets))
         left.append(session.checkpoints.show_run_card(session.engine))
-        session.live.views.finished([bundle for bundle in left if bundle is not None])
-        if interrupted:
-            raise AgentInterrupted
-        if result is None or result.subtype == "error_during_execution":
-            raise AgentRunFailed(error or (result.error if result is not None else None) or "see the messages above")
+        outputs = [display_output(bundle) for bundle in left if bundle is not None]
+        session.live.views.finished(outputs + ([ending.output()] if ending is not None else []))
+        if ending is not None:
+            raise ending
 
     def _status(self) -> Any:
         return cell_view.status_snapshot(
@@ -174,6 +175,15 @@ class CellRun:
     def _was_denied(self, tool_use_id: str) -> bool:
         engine = self.session.engine
         return engine is not None and any(d.tool_use_id == tool_use_id for d in engine.permission_denials)
+
+
+def _ending(result: Any, interrupted: bool, error: str | None) -> CellEnding | None:
+    """How the cell ends when the run did not succeed: the user's Stop, or a failure."""
+    if interrupted:
+        return AgentInterrupted()
+    if result is None or result.subtype == "error_during_execution":
+        return AgentRunFailed(error or (result.error if result is not None else None) or "see the messages above")
+    return None
 
 
 def _add_rule(engine: Any, behavior: str, rule: str) -> None:

@@ -119,6 +119,18 @@ LIVE_ONLY_NOTICES = frozenset({"tool_use_summary", "hook_timing"})
 already say, and how long hooks took on this machine this time (not what the run did)."""
 
 
+def _saved(state: RunState, notice: Notice) -> bool:
+    """Whether the saved rendering keeps ``notice`` (not a live-only one, nor the run's error
+    that the cell's error line says)."""
+    return notice.subtype not in LIVE_ONLY_NOTICES and not state.said_at_the_end(notice)
+
+
+def _stop_line(state: RunState) -> str | None:
+    """The stop notice, unless the cell's error line says it (the user's Stop does; a kernel
+    restart leaves no error line)."""
+    return f"⏹ {stop_notice(state)}" if state.interrupted and state.said_by_cell is None else None
+
+
 def _notice_prefix(notice: Notice) -> str:
     return {"error": "**Error:** ", "warning": "**Warning:** "}.get(notice.level, "")
 
@@ -161,13 +173,13 @@ def render_markdown_text(state: RunState) -> str:
                 continue
             flush_tools()
             parts.append(item.text.strip("\n"))
-        elif isinstance(item, Notice) and item.subtype not in LIVE_ONLY_NOTICES:
+        elif isinstance(item, Notice) and _saved(state, item):
             flush_tools()
             quoted = "\n".join(f"> {line}" if line else ">" for line in f"{_notice_prefix(item)}{item.text}".splitlines())
             parts.append(quoted)
     flush_tools()
-    if state.interrupted:
-        parts.append(f"> ⏹ {stop_notice(state)}")
+    if (stop := _stop_line(state)) is not None:
+        parts.append(f"> {stop}")
     return "\n\n".join(parts) if parts else "_(no answer)_"
 
 
@@ -221,12 +233,12 @@ def render_html(state: RunState) -> Html:
                 continue
             flush_tools()
             parts.append(markdown(item.text))
-        elif isinstance(item, Notice) and item.subtype not in LIVE_ONLY_NOTICES:
+        elif isinstance(item, Notice) and _saved(state, item):
             flush_tools()
             parts.append(el("p", item.text, style=theme.text(NOTICE_TONE.get(item.level, theme.MUTED), style(white_space="pre-wrap"))))
     flush_tools()
-    if state.interrupted:
-        parts.append(el("p", f"⏹ {stop_notice(state)}", style=theme.TEXT[theme.ERROR]))
+    if (stop := _stop_line(state)) is not None:
+        parts.append(el("p", stop, style=theme.TEXT[theme.ERROR]))
     return el("div", parts or el("p", el("em", "(no answer)")), cls="nb-agent-result")
 
 
@@ -248,10 +260,10 @@ def render_plain(state: RunState) -> str:
             if (change := _saved_change(item)) is not None:
                 extra += "".join(f"\n    {line}" for line in change_text(change).splitlines())
             lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}{extra}")
-        elif isinstance(item, Notice) and item.subtype not in LIVE_ONLY_NOTICES:
+        elif isinstance(item, Notice) and _saved(state, item):
             lines.append(f"[{item.level}] {item.text}")
-    if state.interrupted:
-        lines.append(f"⏹ {stop_notice(state)}")
+    if (stop := _stop_line(state)) is not None:
+        lines.append(stop)
     return "\n\n".join(lines) or "(no answer)"
 
 

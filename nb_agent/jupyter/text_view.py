@@ -10,6 +10,7 @@ import asyncio
 import sys
 from typing import Any, TextIO
 
+from nb_agent.jupyter.static_render import stop_notice
 from nb_agent.jupyter.view.approval import permission_result
 from nb_agent.jupyter.view.change_render import change_text
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall, input_preview
@@ -24,6 +25,9 @@ class TextAgentView:
         self._printed: dict[int, int] = {}
         self._status: dict[int, str] = {}
         self._last_text: TextBlock | None = None
+        self._held: Notice | None = None
+        """A model error, printed when something follows it: when the run ends on it instead,
+        the cell's error line says it (:attr:`RunState.said_by_cell`)."""
         state.listeners.append(self._on_change)
 
     @property
@@ -31,6 +35,9 @@ class TextAgentView:
         return self._out
 
     def _write(self, text: str) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            text = f"[{held.level}] {held.text}\n{text}"
         self.out.write(text)
         self.out.flush()
 
@@ -40,6 +47,11 @@ class TextAgentView:
             self._last_text = None
 
     def _on_change(self, what: str, item: Item) -> None:
+        if isinstance(item, Notice) and item.subtype == "api_error" and what == "add":
+            self._end_text()
+            self._write("")  # one held before it goes out
+            self._held = item
+            return
         if what == "remove":
             if isinstance(item, TextBlock) and self._printed.get(item.key):
                 self._write("\n[withdrawn: the model was switched]\n")
@@ -79,8 +91,11 @@ class TextAgentView:
         self._end_text()
         if self._on_change in self.state.listeners:
             self.state.listeners.remove(self._on_change)
-        if self.state.interrupted:
-            self._write("⏹ Interrupted by user.\n")
+        if self._held is not None and self.state.said_at_the_end(self._held):
+            self._held = None
+        self._write("")
+        if self.state.interrupted and self.state.said_by_cell is None:  # else the cell's error line says it
+            self._write(f"⏹ {stop_notice(self.state)}\n")
 
     def push_live_output(self, tool_name: str, progress: dict[str, Any]) -> None:
         pass

@@ -64,6 +64,14 @@ class Execution:
         assert updates, f"no update_display_data among {[m['msg_type'] for m in self.messages]}"
         return updates[-1]["content"]["data"]
 
+    def assert_ending_said_once(self, said: str) -> None:
+        """The cell's one error line says ``said`` (how the run ended); the static rendering
+        above it does not say it again (the trial saw each stop and failure said twice)."""
+        (error,) = self.errors
+        assert error["traceback"] == [error["traceback"][0]] and said in error["traceback"][0], error
+        for mime, shown in self.final_bundle.items():
+            assert said not in shown, (mime, shown)
+
     @property
     def payload(self) -> list[dict[str, Any]]:
         assert self.reply is not None

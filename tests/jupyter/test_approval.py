@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+from nb_agent.jupyter.errors import AgentInterrupted
 from nb_agent.testing import Reply, text, tool_use
 
 
@@ -121,9 +122,12 @@ def test_interrupt_while_waiting_for_approval(kernel, requests_since):
     assert run.ended - interrupted_at < 1.5
     assert run.status == "error"
     assert run.errors[0]["ename"] == "AgentInterrupted"
-    assert len(run.errors[0]["traceback"]) == 1  # a notice, not a traceback
+    assert run.errors[0]["traceback"] == [AgentInterrupted.NOTICE]  # a notice, not a traceback
     assert not (kernel.cwd / "never_made_dir").exists()
-    assert "interrupted" in run.final_bundle["text/markdown"].lower()
+    assert "Bash** `mkdir never_made_dir` — interrupted" in run.final_bundle["text/markdown"]  # the call's own status
+    run.assert_ending_said_once("Agent run interrupted")
+    for mime, shown in run.final_bundle.items():  # nor in other words (it said "⏹ Interrupted by user. The transcript…")
+        assert "transcript" not in shown.lower(), (mime, shown)
     # the next cell runs normally and the model saw the interrupted tool call answered
     after = kernel.run("%%agent\ncontinue")
     assert after.status == "ok", after.errors

@@ -7,6 +7,7 @@ import os
 import time
 from pathlib import Path
 
+from nb_agent.jupyter.errors import AgentInterrupted
 from nb_agent.testing import Reply, text, tool_use
 
 STOP_WITHIN_S = 15
@@ -36,8 +37,10 @@ def _assert_interrupted(run, interrupted_at):
     assert run.ended - interrupted_at < STOP_WITHIN_S, f"took {run.ended - interrupted_at:.2f}s"
     assert run.status == "error"
     (error,) = run.errors
-    assert error["ename"] == "AgentInterrupted" and len(error["traceback"]) == 1
-    assert "interrupted" in run.final_bundle["text/markdown"].lower()
+    assert error["ename"] == "AgentInterrupted" and error["traceback"] == [AgentInterrupted.NOTICE]
+    run.assert_ending_said_once("Agent run interrupted")
+    for mime, shown in run.final_bundle.items():  # nor in other words (it said "⏹ Interrupted by user. The transcript…")
+        assert "⏹ Interrupted by user" not in shown and "transcript" not in shown.lower(), (mime, shown)
 
 
 def test_interrupt_while_streaming(kernel, requests_since):

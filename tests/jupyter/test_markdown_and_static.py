@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.html import markdown as render_markdown
 from nb_agent.jupyter.static_render import static_bundle
 from nb_agent.jupyter.view.markdown_stream import MarkdownStream
@@ -146,3 +147,20 @@ def test_card_html_escapes_and_shows_diff():
     html = card_html(card, now=0.0)
     assert "&lt;a&gt;" in html and "new &lt;b&gt;" in html and '<details class="nb-agent-change" open><summary>diff of /x/&lt;a&gt;.py (+1 −1, 5 lines)</summary>' in html
     assert extract_diff({"structured_patch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]}) == "@@ -1,1 +1,1 @@\n-a\n+b"
+
+
+def test_a_stop_or_failure_the_cell_says_is_not_said_again():
+    # the cell's error line (AgentInterrupted, AgentRunFailed) says how the run ended: the
+    # static rendering above it said the same a second time
+    stopped = _state()
+    stopped.finish(interrupted=True, said_by_cell=AgentInterrupted.NOTICE)
+    failed = _state()
+    failed._add(Notice(level="error", text="Error code: 401 - invalid x-api-key", subtype="api_error"))
+    failed.finish(said_by_cell=AgentRunFailed("Error code: 401 - invalid x-api-key").line)
+    restarted = _state()
+    restarted.finish(stop_reason="Stopped by a kernel restart.")  # no error line then: the rendering says it
+    for mime in ("text/html", "text/markdown", "text/plain"):
+        assert "Interrupted by user" not in static_bundle(stopped)[mime], mime
+        assert "401" not in static_bundle(failed)[mime], mime
+        assert "Stopped by a kernel restart." in static_bundle(restarted)[mime], mime
+        assert static_bundle(stopped)[mime] == static_bundle(_state())[mime], mime  # the answer itself stays

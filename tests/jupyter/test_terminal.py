@@ -39,3 +39,21 @@ def test_agent_cell_streams_plain_text(shell, monkeypatch, tmp_path, capsys):
 def test_line_magic_runs_without_a_kernel(shell, capsys):
     shell.run_line_magic("agent", "frobnicate")
     assert "unknown subcommand" in capsys.readouterr().out
+
+
+def test_a_failed_run_is_said_once(shell, monkeypatch, tmp_path, capsys):
+    # the model's error was printed as it came ("[error] …") and again by the cell's error line
+    from nb_agent.testing import ErrorReply
+
+    monkeypatch.chdir(tmp_path)
+    with FakeAnthropicServer([ErrorReply(status=400, error_type="invalid_request_error", message="bad request for the test")]) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+        magics = shell.magics_manager.registry["AgentMagics"]
+        magics.session.engine = None  # pick up this test's working directory
+        result = shell.run_cell("%%agent\nthis will fail")
+    assert not result.success
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert said.count("bad request for the test") == 1, said
+    assert "The agent run failed: " in said

@@ -71,12 +71,12 @@ class RunViews:
         """A run showed its live view ``view`` (a MIME bundle) in the cell ``cell_id``."""
         self.running = ShownRun(cell_id=cell_id, model_id=model_id, view=display_output(view)) if cell_id and model_id else None
 
-    def finished(self, bundles: list[dict[str, Any]]) -> None:
-        """The run ended and left ``bundles`` below its cell: pages that opened during it get them."""
+    def finished(self, outputs: list[dict[str, Any]]) -> None:
+        """The run ended and left ``outputs`` (nbformat) below its cell: pages that opened during it get them."""
         run, self.running = self.running, None
         if run is None:
             return
-        run.outputs = [display_output(bundle) for bundle in bundles]
+        run.outputs = outputs
         self.ended.append(run)
         for channel in self.hub.connected:
             if channel.comm_id in run.late_pages:

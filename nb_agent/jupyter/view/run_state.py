@@ -169,6 +169,9 @@ class RunState:
         self.interrupted = False
         self.stop_reason: str | None = None
         """Why an interrupted run stopped, when it was not the user's Stop (a kernel restart)."""
+        self.said_by_cell: str | None = None
+        """The line the cell's error output says about how the run ended (the user's Stop, a
+        failure): the renderings of the run leave that to it, so it is said once."""
         self.result: Any = None
         self._clock = clock
         self._tool_lookup = tool_lookup or (lambda name: None)
@@ -477,8 +480,13 @@ class RunState:
         return notice
 
     # --- the end -------------------------------------------------------------------------
-    def finish(self, *, result: Any = None, interrupted: bool = False, error: str | None = None, stop_reason: str | None = None) -> None:
+    def finish(
+        self, *, result: Any = None, interrupted: bool = False, error: str | None = None,
+        stop_reason: str | None = None, said_by_cell: str | None = None,
+    ) -> None:
+        """The run ended; ``said_by_cell``: the cell's error line says how (see :attr:`said_by_cell`)."""
         self.ended_at = self._clock()
+        self.said_by_cell = said_by_cell
         self.result = result
         self.interrupted = interrupted or stop_reason is not None
         self.stop_reason = stop_reason
@@ -494,7 +502,15 @@ class RunState:
                 self.changed(item)
         if error:
             self._drop_retry_notices()
-            self._add(Notice(level="error", text=error, subtype="run_error"))
+            if said_by_cell is None or error not in said_by_cell:
+                self._add(Notice(level="error", text=error, subtype="run_error"))
+
+    def said_at_the_end(self, item: Item) -> bool:
+        """Whether ``item`` is the run's error that the cell's error line says (left to that line)."""
+        return (
+            self.said_by_cell is not None and isinstance(item, Notice) and item.level == "error"
+            and bool(item.text) and item.text in self.said_by_cell
+        )  # fmt: skip
 
 
 def input_preview(card: ToolCall, limit: int = 200) -> str:

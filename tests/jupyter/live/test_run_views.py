@@ -40,3 +40,23 @@ def test_a_page_opened_during_an_approval_gets_the_view_then_the_result(live_cas
     kernel.wait_for(run, lambda: bool(_run_views(later)), timeout=30)
     assert [m["phase"] for m in _run_views(later)] == ["ended"]  # replaces a live view autosave kept
 
+
+
+def test_a_page_opened_during_a_run_that_is_stopped_gets_the_cells_error_line(live_case):
+    # the stop is said by the cell's error line alone (not by the static rendering): a page
+    # that did not send the cell's execute request gets that line with the rest
+    case, kernel = live_case, live_case.kernel
+    runner = case.page(frontend="the page that ran the cell")
+    kernel.server.script.add(Reply(content=[tool_use("Bash", {"command": "rm raw_export.csv"})]), Reply(content=[text("unused")]))
+    run = case.start_agent(runner, "clean up", options="")
+    kernel.wait_for(run, lambda: kernel.button("Allow") is not None, timeout=60)
+    reloaded = case.page(frontend="the same page, reloaded")
+    kernel.wait_for(run, lambda: bool(_run_views(reloaded)), timeout=30)
+    kernel.interrupt()
+    kernel.wait(run, timeout=60)
+    (error,) = run.errors
+    kernel.wait_for(run, lambda: _run_views(reloaded)[-1]["phase"] == "ended", timeout=30)
+    outputs = _run_views(reloaded)[-1]["outputs"]
+    assert outputs[0]["data"] == run.final_bundle
+    assert outputs[-1] == {"output_type": "error", "ename": "AgentInterrupted", "evalue": error["evalue"], "traceback": error["traceback"]}
+    kernel.server.script._turns.clear()  # the unused reply
