@@ -7,6 +7,7 @@ finishes every submission with an :class:`EngineResult`.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -18,6 +19,7 @@ from nb_agent.abort import AbortController
 from nb_agent.checkpoints.protocol import RunCheckpoints
 from nb_agent.context.compaction import CompactionResult
 from nb_agent.context.manager import ContextManager
+from nb_agent.context.tokens import CHARS_PER_TOKEN
 from nb_agent.context.tool_results import last_prompt_index
 from nb_agent.engine_config import MAIN_QUERY_SOURCE, EngineConfig, EngineOptions, default_model
 from nb_agent.errors import NbAgentError
@@ -104,6 +106,20 @@ class UsageTotals:
     """Prices are the provider's (None: the environment's)."""
     last_request: Usage = field(default_factory=Usage)
     """The most recent request's usage (its input size is the context in use)."""
+    streaming: ResponseAccumulator | None = None
+    """The response being streamed now: its usage joins the totals when it ends."""
+
+    def in_flight(self) -> tuple[Usage, bool]:
+        """The streamed response's usage so far (none between responses), and whether its
+        output count is an estimate: the API reports output tokens at the response's end,
+        until then they are the streamed text at four characters a token."""
+        acc = self.streaming
+        if acc is None:
+            return Usage(), False
+        if acc.output_reported:
+            return acc.usage, False
+        estimate = math.ceil(acc.streamed_chars / CHARS_PER_TOKEN)
+        return replace(acc.usage, output_tokens=max(acc.usage.output_tokens, estimate)), True
 
     def add(self, model: str, usage: Usage) -> None:
         self.by_model[model] = self.by_model.get(model, Usage()) + usage
@@ -348,12 +364,16 @@ class QueryEngine:
 
     def _stream_once(self, request: ModelRequest) -> AsyncIterator[Any]:
         """One attempt; its usage is accounted when it ends (or fails)."""
-        return stream_response(self.transport, request, on_end=lambda acc: self._account_response(acc, request.model))
+        acc = ResponseAccumulator(model=request.model)
+        self.usage.streaming = acc
+        return stream_response(self.transport, request, accumulator=acc, on_end=lambda acc: self._account_response(acc, request.model))
 
     def _account_response(self, acc: ResponseAccumulator, requested_model: str) -> None:
         """A complete response's usage anchors the context-size measurement at its last message.
         It is priced as the model that answered, named by the id requested when that is the
         same model (a cloud's id says which endpoint, and so which price, served it)."""
+        if self.usage.streaming is acc:  # in the totals from now on (or never, if it did not start)
+            self.usage.streaming = None
         if acc.message_id:
             anchor = acc.last_uuid if acc.stop_reason else None
             model = priced_model(requested_model, acc.model)

@@ -41,6 +41,7 @@ class CellRun:
         self.options = options
         self.state = RunState(model=self._model_name(), tool_lookup=self._tool_named, is_denied=self._was_denied)
         self.usage_before: Any = None
+        self.cost_before = 0.0
 
     def _model_name(self) -> str:
         """The model the status line names from the start (not a placeholder until the engine exists)."""
@@ -79,7 +80,7 @@ class CellRun:
                 result, interrupted, error = None, False, str(exc) if isinstance(exc, NbAgentError) else f"{type(exc).__name__}: {exc}"
             else:
                 restore = apply_overrides(engine, options, session.sandbox_runtime() if options.sandbox is not None else None)
-                self.usage_before = engine.usage.total
+                self.usage_before, self.cost_before = engine.usage.total, engine.usage.cost_usd
                 result, interrupted, error = await self._consume(engine)
         finally:
             if sigint is not None:
@@ -99,6 +100,7 @@ class CellRun:
             frontend.preset.report_unused()
         ending = _ending(result, interrupted, error)
         state.finish(result=result, interrupted=interrupted, error=error, said_by_cell=ending.line if ending is not None else None)
+        state.summary = self._summary()
         left: list[dict[str, Any] | None] = [cell_view.finish_view(view, state)]  # what replaces the view in a reloaded page
         if session.settings.insert_code_cell:
             cell_view.offer_code_cell(state, shell=session.shell, live=session.live.just_ended)
@@ -110,6 +112,17 @@ class CellRun:
         session.live.views.finished(outputs + ([ending.output()] if ending is not None else []))
         if ending is not None:
             raise ending
+
+    def _summary(self) -> str:
+        """The ended run in one line (nothing when it never reached the engine)."""
+        from nb_agent.jupyter.view.status_line import run_summary
+
+        engine = self.session.engine
+        if engine is None or self.usage_before is None:
+            return ""
+        spent = engine.usage.total - self.usage_before
+        cost = engine.usage.cost_usd - self.cost_before
+        return run_summary(model=self.state.model or engine.config.model, usage=spent, cost_usd=cost, elapsed_s=self.state.elapsed())
 
     def _status(self) -> Any:
         return cell_view.status_snapshot(

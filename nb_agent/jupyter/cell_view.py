@@ -111,14 +111,16 @@ def status_snapshot(state: Any, engine: Any, usage_before: Any, *, context_windo
             context_window=context_window, elapsed_s=state.elapsed(), phase=phase,
         )  # fmt: skip
     total = engine.usage.total
+    streamed, estimated = engine.usage.in_flight()  # a long answer counts while it streams
     return StatusSnapshot(
         permission_mode=getattr(engine.permission_policy, "mode", engine.config.permission_mode),
         todo=_todo_summary(engine),
         model=state.model or engine.config.model,
         turn=state.turn,
-        input_tokens=total.context_tokens - usage_before.context_tokens,
-        output_tokens=total.output_tokens - usage_before.output_tokens,
-        context_tokens=engine.usage.last_request.context_tokens,
+        input_tokens=total.context_tokens - usage_before.context_tokens + streamed.context_tokens,
+        output_tokens=total.output_tokens - usage_before.output_tokens + streamed.output_tokens,
+        output_estimated=estimated,
+        context_tokens=streamed.context_tokens or engine.usage.last_request.context_tokens,
         context_window=context_window,
         context_note=_context_note(engine),
         session_cost_usd=engine.usage.cost_usd,

@@ -1,8 +1,9 @@
 """The final, static form of a run: Markdown, HTML and plain text, no widgets.
 
 It replaces the live view when the run ends (same display id), so a saved or
-nbconvert-rendered notebook shows it. It holds no timings, costs or ids: re-executing
-a notebook with the same answers gives the same output.
+nbconvert-rendered notebook shows it. It holds no timings or ids but in its last line, the
+run's summary (model, tokens, cost, time: ``notebooks/sanitize.cfg`` knows its shape), so
+re-executing a notebook with the same answers gives the same output.
 """
 
 from __future__ import annotations
@@ -180,6 +181,8 @@ def render_markdown_text(state: RunState) -> str:
     flush_tools()
     if (stop := _stop_line(state)) is not None:
         parts.append(f"> {stop}")
+    if state.summary:
+        parts.append(f"*{state.summary.replace('$', chr(92) + '$')}*")  # no $ … $ math
     return "\n\n".join(parts) if parts else "_(no answer)_"
 
 
@@ -239,6 +242,8 @@ def render_html(state: RunState) -> Html:
     flush_tools()
     if (stop := _stop_line(state)) is not None:
         parts.append(el("p", stop, style=theme.TEXT[theme.ERROR]))
+    if state.summary:
+        parts.append(el("p", state.summary, cls="nb-agent-summary", style=theme.small(theme.MUTED)))
     return el("div", parts or el("p", el("em", "(no answer)")), cls="nb-agent-result")
 
 
@@ -264,6 +269,8 @@ def render_plain(state: RunState) -> str:
             lines.append(f"[{item.level}] {item.text}")
     if (stop := _stop_line(state)) is not None:
         lines.append(stop)
+    if state.summary:
+        lines.append(state.summary)
     return "\n\n".join(lines) or "(no answer)"
 
 

@@ -96,6 +96,8 @@ class TextAgentView:
         self._write("")
         if self.state.interrupted and self.state.said_by_cell is None:  # else the cell's error line says it
             self._write(f"⏹ {stop_notice(self.state)}\n")
+        if self.state.summary:
+            self._write(f"[{self.state.summary}]\n")
 
     def push_live_output(self, tool_name: str, progress: dict[str, Any]) -> None:
         pass

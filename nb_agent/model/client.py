@@ -101,6 +101,11 @@ class ResponseAccumulator:
     blocks: dict[int, _BlockBuilder] = field(default_factory=dict)
     last_uuid: str | None = None
     """The uuid of the last block message made (the usage anchor of a complete response)."""
+    streamed_chars: int = 0
+    """Characters of text, thinking and tool input streamed so far (an output estimate
+    until the API reports the output tokens, in ``message_delta`` at the response's end)."""
+    output_reported: bool = False
+    """Whether a ``message_delta`` has reported the output tokens."""
 
     def on_event(self, event: Any) -> AssistantMessage | None:
         kind = event.type
@@ -110,10 +115,13 @@ class ResponseAccumulator:
             dkind = delta.type
             if dkind == "text_delta":
                 builder.parts.append(delta.text)
+                self.streamed_chars += len(delta.text)
             elif dkind == "input_json_delta":
                 builder.parts.append(delta.partial_json)
+                self.streamed_chars += len(delta.partial_json)
             elif dkind == "thinking_delta":
                 builder.parts.append(delta.thinking)
+                self.streamed_chars += len(delta.thinking)
             elif dkind == "signature_delta":
                 builder.block["signature"] = delta.signature
             elif dkind == "citations_delta":  # a cited text block (web search): keep every citation
@@ -138,6 +146,7 @@ class ResponseAccumulator:
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason
             self.usage = _usage_from(event.usage, self.usage)
+            self.output_reported = self.output_reported or getattr(event.usage, "output_tokens", None) is not None
         return None
 
 

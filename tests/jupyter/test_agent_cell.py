@@ -3,6 +3,8 @@ conversation, the reproducibility cell, usage errors."""
 
 from __future__ import annotations
 
+import re
+
 from nb_agent.testing import Reply, text, tool_use
 
 ANSWER = "# Result\n\nThe answer is **42**.\n\n```python\nprint(42)\n```\n"
@@ -30,6 +32,19 @@ def test_answer_streams_into_widgets_then_static_rendering(kernel, requests_sinc
     # the request carried the prompt
     (request,) = requests_since()
     assert "What is the answer?" in str(request["messages"][-1]["content"])
+
+
+def test_a_finished_run_leaves_its_summary_line(kernel):
+    # the status line goes with the live view: the run's cost was then only in %agent cost
+    kernel.server.script.add(
+        Reply(content=[tool_use("Bash", {"command": "true"})], input_tokens=2_000, output_tokens=30),
+        Reply(content=[text("Done.")], input_tokens=500, cache_read_input_tokens=2_100, output_tokens=12),
+    )
+    run = kernel.run("%%agent --permission-mode bypassPermissions\ncheck it")
+    assert run.status == "ok", run.errors
+    last_line = run.final_bundle["text/plain"].splitlines()[-1]
+    assert re.fullmatch(r"claude-\S+ · 4\.6k in \(cache: 2\.1k read\) / 42 out · \$\d+\.\d{4} · \d+\.\ds", last_line), last_line
+    assert "· 4.6k in (cache: 2.1k read) / 42 out · $" in run.final_bundle["text/html"]
 
 
 def test_consecutive_cells_continue_one_conversation(kernel, requests_since):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
@@ -32,6 +34,7 @@ def test_agent_cell_streams_plain_text(shell, monkeypatch, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Let me look." in out and "⏺ ExecuteCode(terminal_value = 5 …)" in out and "⎿ done" in out
     assert "It is **10**." in out
+    assert re.search(r"\n\[claude-\S+ · \S+ in .*/ \S+ out · \$\d+\.\d{4} · \d+\.\ds\]\n", out), out  # the run's summary
     assert shell.user_ns["terminal_value"] == 5
     assert (tmp_path / ".nb_agent" / "sessions").is_dir()
 

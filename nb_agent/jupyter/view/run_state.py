@@ -169,6 +169,8 @@ class RunState:
         self.interrupted = False
         self.stop_reason: str | None = None
         """Why an interrupted run stopped, when it was not the user's Stop (a kernel restart)."""
+        self.summary = ""
+        """The finished run in one line (model, tokens, cost, time): it stays below the cell."""
         self.said_by_cell: str | None = None
         """The line the cell's error output says about how the run ended (the user's Stop, a
         failure): the renderings of the run leave that to it, so it is said once."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from nb_agent.jupyter.html import Html, el
 from nb_agent.jupyter.view import theme
+from nb_agent.model.pricing import Usage
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -17,6 +18,8 @@ class StatusSnapshot:
     input_tokens: int
     """This run's input tokens (cache reads and writes included)."""
     output_tokens: int
+    output_estimated: bool = False
+    """The output count includes a response still streaming, estimated from its text."""
     context_tokens: int
     """The last request's input size: what the conversation occupies."""
     context_window: int = DEFAULT_CONTEXT_WINDOW
@@ -65,7 +68,7 @@ def status_text(s: StatusSnapshot, *, clock: bool = True) -> str:
         *([f"☑ {s.todo}"] if s.todo else []),
         *([s.model] if s.model else []),
         f"turn {s.turn}" if s.turn else "starting",
-        f"{tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out",
+        f"{tokens(s.input_tokens)} in / {'~' if s.output_estimated else ''}{tokens(s.output_tokens)} out",
         f"context {s.context_percent:.0f}%" + (f" ⚠ {s.context_note}" if s.context_note else ""),
         f"${s.session_cost_usd:.4f} session",
         *([duration(s.elapsed_s)] if clock else []),
@@ -73,6 +76,14 @@ def status_text(s: StatusSnapshot, *, clock: bool = True) -> str:
     if s.phase != "running":
         parts.append(s.phase)
     return " · ".join(parts)
+
+
+def run_summary(*, model: str, usage: Usage, cost_usd: float, elapsed_s: float) -> str:
+    """A finished run in one line, for what stays below the cell (the status line goes):
+    ``claude-sonnet-4-5 · 12k in (cache: 9.8k read, 1.2k written) / 456 out · $0.0123 · 4.2s``."""
+    cache = [f"{tokens(n)} {what}" for n, what in ((usage.cache_read_input_tokens, "read"), (usage.cache_creation_input_tokens, "written")) if n]
+    cached = f" (cache: {', '.join(cache)})" if cache else ""
+    return f"{model} · {tokens(usage.context_tokens)} in{cached} / {tokens(usage.output_tokens)} out · ${cost_usd:.4f} · {duration(elapsed_s)}"
 
 
 _PHASE_TONES = {
