@@ -103,11 +103,29 @@ def superseded_todos(state: RunState) -> set[int]:
     return superseded
 
 
+DESCRIBED_TOOLS = frozenset({"Bash", "ExecuteCode"})
+"""Tools whose input has the model's ``description`` of the call: the saved line says it."""
+
+
+def _description(card: ToolCall) -> str | None:
+    text = card.input.get("description") if card.name in DESCRIBED_TOOLS else None
+    return " ".join(text.split()) if isinstance(text, str) and text.strip() else None
+
+
+def _arg(card: ToolCall) -> str:
+    """What the saved line says the call did: the model's description (with a command, the
+    command too: it is what ran), else the key input."""
+    preview = input_preview(card, limit=120).replace("`", "'")
+    description = _description(card)
+    if description is None:
+        return f" `{preview}`" if preview else ""
+    return f" {description}" + (f" (`{preview}`)" if preview and card.name != "ExecuteCode" else "")
+
+
 def _tool_line(card: ToolCall, *, brief: bool = False) -> str:
     if card.subagent is not None:
         return f"{STATUS_ICONS.get(card.status, '•')} **Agent** {static_summary(card.subagent)}"
-    preview = input_preview(card, limit=120).replace("`", "'")
-    arg = f" `{preview}`" if preview else ""
+    arg = _arg(card)
     line = f"{STATUS_ICONS.get(card.status, '•')} **{card.name}**{arg} — {card.status}{_notes(card)}"
     extra = [] if brief else interaction_render.markdown(card)
     items = "".join(f"\n  - {item}" for item in extra if not item.startswith(">"))
@@ -264,7 +282,8 @@ def render_plain(state: RunState) -> str:
             extra = "".join(f"\n    {line.replace('**', '')}" for line in ([] if brief else interaction_render.markdown(item)))
             if (change := _saved_change(item)) is not None:
                 extra += "".join(f"\n    {line}" for line in change_text(change).splitlines())
-            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}({preview}) — {item.status}{note}{extra}")
+            said = f": {_arg(item).strip().replace('`', '')}" if _description(item) else f"({preview})"
+            lines.append(f"{STATUS_ICONS.get(item.status, '*')} {item.name}{said} — {item.status}{note}{extra}")
         elif isinstance(item, Notice) and _saved(state, item):
             lines.append(f"[{item.level}] {item.text}")
     if (stop := _stop_line(state)) is not None:

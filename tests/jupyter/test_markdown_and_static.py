@@ -164,3 +164,24 @@ def test_a_stop_or_failure_the_cell_says_is_not_said_again():
         assert "401" not in static_bundle(failed)[mime], mime
         assert "Stopped by a kernel restart." in static_bundle(restarted)[mime], mime
         assert static_bundle(stopped)[mime] == static_bundle(_state())[mime], mime  # the answer itself stays
+
+
+def test_saved_lines_say_the_models_description_of_a_call():
+    # they showed the first line of the code ("import pandas as pd …"), not what the call was for
+    state = RunState()
+    code = ToolCall(tool_use_id="c", name="ExecuteCode", input={"code": "import pandas as pd\ndf.groupby('m').sum()", "description": "Revenue by month"},
+                    input_complete=True, status="done", result_text="...")  # fmt: skip
+    command = ToolCall(tool_use_id="b", name="Bash", input={"command": "python3 check.py", "description": "Run the project's checks"},
+                       input_complete=True, status="done", result_text="ok")  # fmt: skip
+    plain = ToolCall(tool_use_id="p", name="Bash", input={"command": "ls"}, input_complete=True, status="done", result_text="a")
+    for item in (code, command, plain):
+        state._add(item)
+    bundle = static_bundle(state)
+    assert "✓ **ExecuteCode** Revenue by month — done" in bundle["text/markdown"]
+    assert "✓ **Bash** Run the project's checks (`python3 check.py`) — done" in bundle["text/markdown"]
+    assert "✓ **Bash** `ls` — done" in bundle["text/markdown"]
+    assert "✓ ExecuteCode: Revenue by month — done" in bundle["text/plain"]
+    assert "✓ Bash: Run the project's checks (python3 check.py) — done" in bundle["text/plain"]
+    assert "✓ ExecuteCode Revenue by month — done" in bundle["text/html"]
+    for mime in ("text/html", "text/markdown", "text/plain"):
+        assert "import pandas" not in bundle[mime], mime
