@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from nb_agent.testing import Reply, text, tool_use
@@ -161,3 +162,20 @@ def test_an_oversized_prompt_is_refused_before_anything_is_sent(kernel, requests
     assert run.status == "ok" and not run.errors
     assert "Nothing was sent" in run.stdout and "about 300,000 tokens" in run.stdout
     assert requests_since() == []
+
+
+def test_status_and_sessions_count_the_same_messages(kernel):
+    # %agent status counted the messages in memory (after a compaction: the summary and what
+    # followed, every kind), %agent sessions the user and assistant lines of the transcript
+    kernel.server.script.add(
+        Reply(content=[text("One.")]),
+        Reply(content=[text("<summary>The user said first, then asked for a summary.</summary>")]),
+        Reply(content=[text("Two.")]),
+    )
+    assert kernel.run("%%agent --new\nfirst").status == "ok"
+    assert "Compacted the conversation" in kernel.run("%agent compact").stdout
+    assert kernel.run("%%agent\nsecond").status == "ok"
+    status = kernel.run("%agent status").stdout
+    session_id, counted = re.search(r"session    (\S+) · (\d+) messages?\b", status).groups()
+    (listed,) = [line for line in kernel.run("%agent sessions").stdout.splitlines() if session_id in line]
+    assert re.search(rf"\s{counted} messages?\s", listed), (status, listed)

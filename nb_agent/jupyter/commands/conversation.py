@@ -89,7 +89,7 @@ def sessions(session: KernelAgentSession, _arg: str | None = None) -> None:
     lines = [f"saved sessions in {session.sessions_dir()} (newest first):"]
     for info in found:
         mark = "*" if info.session_id == current else " "
-        lines.append(f"{mark} {info.session_id}  {format_time(info.modified)}  {info.messages:>4} messages  {preview(info.first_prompt, 60)}")
+        lines.append(f"{mark} {info.session_id}  {format_time(info.modified)}  {plural(info.messages, 'message'):>13}  {preview(info.first_prompt, 60)}")
     lines.append("Continue one with %agent resume ID (a prefix of the id is enough).")
     print("\n".join(lines))
 
@@ -110,4 +110,4 @@ async def resume(session: KernelAgentSession, session_id: str | None) -> None:
     if previous is not None and previous is not engine:
         print_notices(await previous.end_session("other"))
     print_notices(await engine.session_hooks.start_if_pending())  # SessionStart, source "resume"
-    print(f"Resumed session {info.session_id} ({plural(len(engine.messages), 'message')}). The next %%agent cell continues it.")
+    print(f"Resumed session {info.session_id} ({plural(engine.transcript.messages_written, 'message')}). The next %%agent cell continues it.")

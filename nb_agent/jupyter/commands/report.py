@@ -29,7 +29,10 @@ def status(session: KernelAgentSession, _arg: str | None = None) -> None:
         lines.append("session    (none yet: the first %%agent cell starts one; %agent resume continues a saved one)")
     else:
         turns = engine.turn_count
-        lines.append(f"session    {engine.session_id} · {plural(len(engine.messages), 'message')} · {plural(turns, 'turn')}")
+        # the count %agent sessions lists: the transcript's user and assistant messages (the
+        # conversation in memory holds other kinds, and after a compaction only its summary)
+        counted = engine.transcript.messages_written
+        lines.append(f"session    {engine.session_id} · {plural(counted, 'message')} · {plural(turns, 'turn')}")
         lines.append(f"transcript {engine.transcript_path}")
         total = engine.usage.total
         used = engine.usage.last_request.context_tokens
