@@ -245,6 +245,7 @@ def test_bare_rule_for_another_tool(tools: SimpleNamespace) -> None:
         ("bash script.sh", "Bash(bash script.sh)"),
         ("rm -rf build", "Bash(rm -rf build)"),
         ("mv data.csv old/data.csv", "Bash(mv data.csv old/data.csv)"),  # not Bash(mv:*): any file moved over any other
+        ("cp data.csv backup/data.csv", "Bash(cp data.csv backup/data.csv)"),  # not Bash(cp:*): any file copied over any other
         ("FOO=1 pytest", "Bash(FOO=1 pytest)"),
         ("pytest -q", "Bash(pytest:*)"),
         ("echo $(date)", "Bash(echo $(date))"),

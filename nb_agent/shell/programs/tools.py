@@ -123,7 +123,8 @@ TOOLS: tuple[ProgramSpec, ...] = (
     # Read or send every file under a directory they are given (and, some, what every
     # link in it points to).
     *specs("podman buildah curl wget nc ncat socat sftp", tree_copier=True),
-    ProgramSpec(name="cp", tree_copier=True, follows_links=frozenset({"-L", "--dereference"})),
+    # cp overwrites its target as mv does: Always allow adds the exact command, never Bash(cp:*)
+    ProgramSpec(name="cp", tree_copier=True, follows_links=frozenset({"-L", "--dereference"}), rule_words="exact"),
     ProgramSpec(
         name="tar", tree_copier=True, follows_links=frozenset({"-h", "--dereference"}),
         names_from_file=frozenset({"-T", "--files-from", "-X", "--exclude-from"}),
