@@ -2,8 +2,9 @@
 
 - 5. the shell guard: a file a Read deny rule denies -> deny; a protected file written or a
   denied tree read -> an ask no mode skips (:mod:`nb_agent.permissions.shell_guard`);
-- 8. an allow rule names a program, not what it may read: what the command's readers read
-  stays within Read's scope;
+- 8. an allow rule names a program, not what it may read or change: what the command's
+  readers read stays within Read's scope, and what a program that changes the files it
+  names (``mv``, ``cp``, ``rm``…) names stays within the working directories;
 - 9. every simple command covered by an allow rule or read-only, and what the reading
   ones read within Read's scope (:mod:`nb_agent.permissions.fast_path`); git only in the
   project's repository root. An ask here is held: the sandbox may still vouch (step 10).
@@ -12,10 +13,14 @@
 from __future__ import annotations
 
 from nb_agent.permissions.fast_path import shell_fast_path
+from nb_agent.permissions.paths import candidate_paths, is_within
 from nb_agent.permissions.rules import rule_applies_to_tool
 from nb_agent.permissions.shell_guard import shell_guard
 from nb_agent.permissions.steps import PermissionCall, allow_rule
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk, PermissionDecision, PermissionDeny
+from nb_agent.shell.command_parts import analyse_command
+from nb_agent.shell.programs import program_spec
+from nb_agent.shell.read_scope import bash_read_plan
 
 __all__ = ["shell_allow_rule", "shell_guard_step", "shell_read_only"]
 
@@ -41,10 +46,31 @@ async def shell_allow_rule(call: PermissionCall) -> PermissionDecision | None:
         return None
     exact = rule.content is not None and rule.content.strip() == call.content.strip()
     if rule.content is not None and not exact:
+        if (changed := _changed_outside(call)) is not None:
+            message = f"{call.tool.name}: {changed}, outside the working directories; the rule {rule.text} covers its changes within them only."
+            return PermissionAsk(message=message, suggested_rule=call.policy.suggest(call.tool, call.input, call.ctx))
         held = _fast_path(call, known_reads_only=True)
         if isinstance(held, (PermissionAsk, PermissionDeny)):
             return held
     return await allow_rule(call)
+
+
+def _changed_outside(call: PermissionCall) -> str | None:
+    """What a program that changes the files it names (``mv``, ``cp``, ``rm``…) would change
+    outside the working directories, in words; ``None`` when nothing is (as Edit and Write
+    ask there whatever the rules say, a ``Bash(mv:*)`` rule does not reach there either)."""
+    scope = call.policy.read_scope(call.ctx)
+    directories = call.policy.working_directories(call.ctx)
+    analysis = analyse_command(call.content)
+    for part in analysis.parts:
+        argv = part.unwrapped.layers[-1]
+        if not argv or not argv[0].is_literal or not program_spec(argv[0].value).changes_operands:
+            continue
+        plan = bash_read_plan(analysis, cwd=scope.cwd, project_dir=scope.anchor, home=scope.home, parts=[part])
+        for named in plan.reads:
+            if not is_within(named.path, directories):
+                return f"{argv[0].value} would change {candidate_paths(named.path)[0]}"
+    return None
 
 
 async def shell_read_only(call: PermissionCall) -> PermissionDecision | None:

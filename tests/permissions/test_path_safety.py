@@ -228,3 +228,19 @@ async def test_read_deny_rule_sees_through_symlinks(
     os.symlink(outside, project / "src" / "mirror")
     policy = make_policy(project, home, "bypassPermissions", deny=[f"Read(/{outside}/**)"])
     assert isinstance(await decide(policy, tools.read, ctx, file_path="src/mirror/key"), PermissionDeny)
+
+
+@pytest.mark.parametrize("program", ["mv", "cp", "rm", "touch"])
+async def test_a_users_prefix_rule_for_a_file_mover_still_asks_outside(
+    project: Path, home: Path, outside: Path, tools: SimpleNamespace, ctx: ToolUseContext, program: str
+) -> None:
+    # Always allow offers the exact command for mv, cp and rm; a user can still write the
+    # prefix rule Bash(mv:*) themselves: it must not reach past the working directories
+    (project / "data.csv").write_text("a,b\n")
+    policy = make_policy(project, home, "default", allow=[f"Bash({program}:*)"])
+    target = outside / "data.csv"
+    command = f"{program} {target}" if program in ("rm", "touch") else f"{program} data.csv {target}"
+    decision = await decide(policy, tools.bash, ctx, command=command)
+    assert isinstance(decision, PermissionAsk) and "outside the working directories" in decision.message, (command, decision)
+    inside = f"{program} data.csv" if program in ("rm", "touch") else f"{program} data.csv copy.csv"
+    assert isinstance(await decide(policy, tools.bash, ctx, command=inside), PermissionAllow), inside

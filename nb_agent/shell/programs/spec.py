@@ -119,6 +119,9 @@ class ProgramSpec:
     tree_copier: bool = False
     """Reads or sends every file under a directory it is given, even when it also writes
     (``cp -r``, ``tar``, ``rsync``, ``git``, ``curl``)."""
+    changes_operands: bool = False
+    """Creates, replaces, moves or removes the files it names (``mv``, ``cp``, ``rm``,
+    ``touch``): an allow rule for the program covers them only within the working directories."""
     benign_exit_1: str | None = None
     """What exit code 1 means when it is an answer, not a failure (``grep``: no match)."""
     rule_words: RuleWords = "program"

@@ -124,13 +124,15 @@ TOOLS: tuple[ProgramSpec, ...] = (
     # link in it points to).
     *specs("podman buildah curl wget nc ncat socat sftp", tree_copier=True),
     # cp overwrites its target as mv does: Always allow adds the exact command, never Bash(cp:*)
-    ProgramSpec(name="cp", tree_copier=True, follows_links=frozenset({"-L", "--dereference"}), rule_words="exact"),
     ProgramSpec(
-        name="tar", tree_copier=True, follows_links=frozenset({"-h", "--dereference"}),
-        names_from_file=frozenset({"-T", "--files-from", "-X", "--exclude-from"}),
+        name="cp", tree_copier=True, follows_links=frozenset({"-L", "--dereference"}), rule_words="exact", changes_operands=True
     ),
     ProgramSpec(
-        name="rsync", tree_copier=True,
+        name="tar", tree_copier=True, follows_links=frozenset({"-h", "--dereference"}),
+        names_from_file=frozenset({"-T", "--files-from", "-X", "--exclude-from"}), changes_operands=True,
+    ),
+    ProgramSpec(
+        name="rsync", tree_copier=True, changes_operands=True,
         follows_links=frozenset({"-L", "--copy-links", "-k", "--copy-dirlinks", "--copy-unsafe-links"}),
         names_from_file=frozenset({"--files-from", "--exclude-from", "--include-from"}),
     ),
@@ -139,9 +141,10 @@ TOOLS: tuple[ProgramSpec, ...] = (
     *specs("7z rar scp gsutil aws az", tree_copier=True, always_follows_links=True),
     ProgramSpec(name="cpio", tree_copier=True, names_from_file=frozenset({"-o", "--create", "-p", "--pass-through"})),
     # They name files without reading what is in them.
-    ProgramSpec(name="rm", opens_operands=False, rule_words="exact"),
+    ProgramSpec(name="rm", opens_operands=False, rule_words="exact", changes_operands=True),
     # mv replaces its target as rm deletes: Always allow adds the exact command, never Bash(mv:*)
-    ProgramSpec(name="mv", rule_words="exact"),
-    *specs("rmdir mkdir touch chmod chown chgrp unlink", opens_operands=False),
+    ProgramSpec(name="mv", rule_words="exact", changes_operands=True),
+    ProgramSpec(name="ln", changes_operands=True),
+    *specs("rmdir mkdir touch chmod chown chgrp unlink", opens_operands=False, changes_operands=True),
 )
 """Development tools, package managers, file movers, removers."""
