@@ -39,7 +39,7 @@ def _trust_file(kernel) -> dict:
 
 def _shown(execution) -> str:
     """The run's final rendering (an update of the live view, or the static display)."""
-    bundles = [m["content"]["data"] for m in execution.of_type("display_data", "update_display_data")]
+    bundles = [m["content"]["data"] for m in execution.of_type("display_data", "update_display_data") if "text/markdown" in m["content"]["data"]]
     return bundles[-1].get("text/markdown", "") if bundles else ""
 
 
@@ -77,7 +77,7 @@ def test_dont_trust_runs_without_the_folders_files_and_says_so_once(make_kernel)
     markers = _hostile_folder(kernel.cwd, mcp=True)
     assert kernel.run("%load_ext nb_agent").status == "ok"
     kernel.server.script.add(
-        Reply(content=[tool_use("Bash", {"command": f"touch {markers}/allowed-by-the-folder"})]),
+        Reply(content=[tool_use("Bash", {"command": "touch allowed-by-the-folder"})]),  # in the folder: the rule's reach
         Reply(content=[text("Could not.")]),
     )
     run = kernel.start("%%agent\nmake a file", metadata=FRONTEND)
@@ -87,7 +87,8 @@ def test_dont_trust_runs_without_the_folders_files_and_says_so_once(make_kernel)
     kernel.click(kernel.button("Deny"))
     kernel.wait(run, timeout=60)
     assert run.status == "ok", run.errors
-    assert sorted(p.name for p in markers.iterdir()) == [], "no hook, no allowed touch, no MCP server"
+    assert sorted(p.name for p in markers.iterdir()) == [], "no hook, no MCP server"
+    assert not (kernel.cwd / "allowed-by-the-folder").exists(), "no allowed touch"
     assert _trust_file(kernel) == {str(kernel.cwd.resolve()): False}
     assert "Not trusted" in _shown(run)
 
@@ -137,12 +138,13 @@ def test_answer_trust_pre_answers_the_question(make_kernel):
     markers = _hostile_folder(kernel.cwd)
     assert kernel.run("%load_ext nb_agent\n%config AgentMagics.render = 'static'").status == "ok"
     kernel.server.script.add(
-        Reply(content=[tool_use("Bash", {"command": f"touch {markers}/allowed"})]),
+        # in the folder: a Bash(touch:*) rule does not reach past the working directories
+        Reply(content=[tool_use("Bash", {"command": "touch allowed"})]),
         Reply(content=[text("Done.")]),
     )
     run = kernel.run("%%agent --answer trust\nmake a file", timeout=60)
     assert run.status == "ok", run.errors
-    assert _fired(markers) == 1 and (markers / "allowed").exists(), "trusted: the hook ran, the folder's allow rule applied"
+    assert _fired(markers) == 1 and (kernel.cwd / "allowed").exists(), "trusted: the hook ran, the folder's allow rule applied"
     assert "answered by --answer" in _shown(run)
     assert _trust_file(kernel) == {str(kernel.cwd.resolve()): True}
     bad = kernel.run("%%agent --answer trust:yes\nx")
