@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from nb_agent.abort import AbortController
 from nb_agent.checkpoints.protocol import RunCheckpoints
+from nb_agent.collector import collector_paused
 from nb_agent.context.compaction import CompactionResult
 from nb_agent.context.manager import ContextManager
 from nb_agent.context.tokens import CHARS_PER_TOKEN
@@ -63,14 +64,7 @@ from nb_agent.tools.base import Tool, ToolSession, ToolUseContext
 from nb_agent.tools.services import ToolServices
 from nb_agent.tools.tool_pool import ToolPoolProvider
 from nb_agent.tools.tool_search import tool_references_enabled
-from nb_agent.transcript import (
-    REWIND_KIND,
-    REWIND_REDO_KIND,
-    Transcript,
-    collector_paused,
-    load_transcript,
-    repair_transcript,
-)
+from nb_agent.transcript import REWIND_KIND, REWIND_REDO_KIND, Transcript, load_transcript, repair_transcript
 
 DEFAULT_MODEL = DEFAULT_MAIN_MODEL
 MODEL_ENV = "NB_AGENT_MODEL"

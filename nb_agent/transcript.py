@@ -14,17 +14,15 @@ listing sessions reads a transcript's first and last lines only
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic_core import from_json
 
+from nb_agent.collector import collector_paused
 from nb_agent.errors import TranscriptError
 from nb_agent.messages import MESSAGE_ADAPTER, PERSISTED_TYPES, now_iso
 from nb_agent.transcript_lines import COUNTED_TYPES, MESSAGE_KEY, is_message_line
@@ -84,30 +82,6 @@ class LoadedTranscript:
 
     def entries_of(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.entries if e.get("kind") == kind]
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Build tens of thousands of long-lived objects (a resumed conversation) without the
-    cyclic collector: they would set it off again and again, each time walking the young
-    objects and, every few times, the kernel's whole heap; none of them form cycles.
-
-    On the way out they go straight to the oldest generation (``gc.freeze`` then
-    ``gc.unfreeze`` moves every tracked object there without walking any), so no young
-    collection walks them once more either. Skipped when the collector is already paused
-    (nested, or by the user) or someone froze objects (unfreezing would release theirs).
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
 
 
 def load_transcript(path: Path) -> LoadedTranscript:

@@ -19,6 +19,8 @@ import os
 import threading
 from pathlib import Path
 
+from nb_agent.collector import collector_paused
+
 log = logging.getLogger(__name__)
 
 WARM_ENV = "NB_AGENT_WARM_IMPORTS"
@@ -74,6 +76,15 @@ def _mcp_configured() -> bool:
 
 
 def _warm() -> None:
+    # Without the cyclic collector: the imports make a few hundred thousand long-lived objects
+    # (classes, functions, pydantic models), which set off full collections that walk the
+    # whole growing heap (three, ~0.25 s of CPU, with nothing to free). The kernel's other
+    # threads go without it meanwhile, as during a resume.
+    with collector_paused():
+        _import_all()
+
+
+def _import_all() -> None:
     try:
         modules = MODULES + (MCP_MODULES if _mcp_configured() else ())
     except Exception:  # an unreadable config: the run that reads it says what is wrong
