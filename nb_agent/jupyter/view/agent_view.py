@@ -48,6 +48,8 @@ def _shared_widgets() -> tuple[dict[str, Any], int]:
         "button_style": w.ButtonStyle,
         "text_style": TextStyle,
         "hidden_layout": lambda: w.Layout(display="none"),
+        # as wide as what it shows: ipywidgets gives a button a short fixed width and cuts its label
+        "fit_layout": lambda: w.Layout(width="auto"),
     }
     created = 0
     for name, factory in factories.items():

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from nb_agent.jupyter.html import el
+from nb_agent.jupyter.html import el, merge, style
 from nb_agent.jupyter.view import keyboard, theme
 from nb_agent.jupyter.view.typed_text import TypedText
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny, PermissionRequest, PermissionResult
@@ -68,7 +68,7 @@ class ApprovalRow:
         self._lock = threading.Lock()
         self._answered = False
         self._task: asyncio.Task[None] | None = None
-        layout, button_style, html_style = shared["layout"], shared["button_style"], shared["html_style"]
+        layout, button_style, html_style = shared["fit_layout"], shared["button_style"], shared["html_style"]
         self.buttons: dict[Answer, Any] = {
             "allow": w.Button(description="Allow", button_style="success", layout=layout, style=button_style, _dom_classes=(keyboard.PRIMARY,)),
             "always_allow": w.Button(
@@ -82,7 +82,7 @@ class ApprovalRow:
             "deny": w.Button(description="Deny", button_style="danger", layout=layout, style=button_style, _dom_classes=(keyboard.ESCAPE,)),
         }
         rule_text = ["adds ", el("code", suggested_rule)] if suggested_rule else "(no rule to add)"
-        self.rule = w.HTML(value=el("span", rule_text, style=theme.small(theme.MUTED)), layout=layout, style=html_style)
+        self.rule = w.HTML(value=el("span", rule_text, style=merge(theme.small(theme.MUTED), style(white_space="nowrap"))), layout=layout, style=html_style)
         self.feedback = TypedText(placeholder=FEEDBACK_PLACEHOLDER, shared=shared)
         for answer, button in self.buttons.items():
             button.on_click(self._click_handler(answer))

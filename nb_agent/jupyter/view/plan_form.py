@@ -38,7 +38,7 @@ class PlanForm:
         )  # fmt: skip
         self.buttons: dict[PlanDecision, Any] = {
             decision: w.Button(
-                description=label, button_style=style, layout=shared["layout"], style=shared["button_style"],
+                description=label, button_style=style, layout=shared["fit_layout"], style=shared["button_style"],
                 _dom_classes=KEYS.get(decision, ()),
             )  # fmt: skip
             for decision, (label, style) in BUTTONS.items()

@@ -50,7 +50,7 @@ class _QuestionWidgets:
         else:
             self.choices = [
                 w.Button(
-                    description=label, tooltip=str(o.get("description", "")), layout=shared["layout"], style=shared["button_style"],
+                    description=label, tooltip=str(o.get("description", "")), layout=shared["fit_layout"], style=shared["button_style"],
                     _dom_classes=key,
                 )  # fmt: skip
                 for label, o, key in zip(self.labels, question.get("options") or [], keys)
@@ -90,8 +90,8 @@ class QuestionForm:
         self._tasks: set[asyncio.Task[None]] = set()
         self._once = AnswerOnce()
         self.questions = [_QuestionWidgets(w, q, shared, self._picked, i) for i, q in enumerate(questions)]
-        self.submit = w.Button(description=SUBMIT_LABEL, button_style="success", layout=shared["layout"], style=shared["button_style"])
-        self.skip = w.Button(description=SKIP_LABEL, layout=shared["layout"], style=shared["button_style"], _dom_classes=(keyboard.ESCAPE,))
+        self.submit = w.Button(description=SUBMIT_LABEL, button_style="success", layout=shared["fit_layout"], style=shared["button_style"])
+        self.skip = w.Button(description=SKIP_LABEL, layout=shared["fit_layout"], style=shared["button_style"], _dom_classes=(keyboard.ESCAPE,))
         self.message = w.HTML(value="", layout=shared["layout"], style=shared["html_style"])
         self.submit.on_click(lambda _b: self._soon(self._submitted))
         self.skip.on_click(lambda _b: self._soon(self._skipped))

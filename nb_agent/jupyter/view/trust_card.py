@@ -58,8 +58,8 @@ class TrustRow:
         self._lock = threading.Lock()
         self._answered = False
         self.buttons = {
-            True: w.Button(description=TRUST_LABEL, button_style="warning", layout=shared["layout"], style=shared["button_style"]),
-            False: w.Button(description=DONT_TRUST_LABEL, layout=shared["layout"], style=shared["button_style"], _dom_classes=(keyboard.ESCAPE,)),
+            True: w.Button(description=TRUST_LABEL, button_style="warning", layout=shared["fit_layout"], style=shared["button_style"]),
+            False: w.Button(description=DONT_TRUST_LABEL, layout=shared["fit_layout"], style=shared["button_style"], _dom_classes=(keyboard.ESCAPE,)),
         }
         for answer, button in self.buttons.items():
             button.on_click(lambda _button, answer=answer: self._clicked(answer))
