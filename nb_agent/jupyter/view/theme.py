@@ -76,6 +76,11 @@ def pre(*, wrap: bool = True, max_height: str = "24em") -> Style:
     )
 
 
+FOLLOW = style(display="flex", flex_direction="column-reverse")
+"""On a scrolling block whose text is one child element: it opens scrolled to its end, so
+output that is still coming shows its newest lines (a block otherwise opens at its top)."""
+
+
 def card(tone: Tone) -> Style:
     """The frame of a card whose left border says its state."""
     return merge(style(border_left=f"3px solid {BORDER[tone]}", padding="2px 8px", margin="4px 0"), UI_FONT)

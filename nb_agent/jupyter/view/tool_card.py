@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nb_agent.jupyter.html import Html, el, image_src, join, style
+from nb_agent.jupyter.html import Html, el, image_src, join, merge, style
 from nb_agent.jupyter.view import interaction_render, theme
 from nb_agent.jupyter.view.change_render import change_html
 from nb_agent.jupyter.view.run_state import ToolCall, input_preview
@@ -140,7 +140,7 @@ def _progress_html(card: ToolCall) -> Html | None:
     return join(
         [
             el("div", compute[:MAX_COMPUTE_CHARS], style=theme.small(theme.INFO)) if isinstance(compute, str) and compute else None,
-            el("pre", tail[-MAX_PROGRESS_CHARS:], style=theme.pre()) if isinstance(tail, str) and tail else None,
+            el("pre", el("span", tail[-MAX_PROGRESS_CHARS:]), style=merge(theme.pre(), theme.FOLLOW)) if isinstance(tail, str) and tail else None,
         ]
     )
 
