@@ -377,10 +377,11 @@ async def test_allow_rules_from_the_folder_need_trust(folder, markers, make_engi
     write_settings(folder, {"permissions": {"allow": ["Bash(touch:*)"]}})
     if trusted:
         set_trust(folder, True, home=home)
-    turns = [Reply(content=[tool_use("Bash", {"command": touch_command(markers, "allowed")})]), Reply(content=[text("ok")])]
+    # in the folder: a Bash(touch:*) rule does not reach past the working directories, trusted or not
+    turns = [Reply(content=[tool_use("Bash", {"command": "touch allowed"})]), Reply(content=[text("ok")])]
     engine, _, _ = make_engine(folder, turns)
     await collect(engine, "touch it")
-    assert (markers / "allowed").exists() is trusted
+    assert (folder / "allowed").exists() is trusted
 
 
 async def test_deny_and_ask_rules_of_an_untrusted_folder_still_apply(folder, make_engine) -> None:
