@@ -10,6 +10,12 @@
  * or finds it in the notebook; an undone or reverted edit says so. Each such change is
  * written into the output itself (its data, plain text and HTML), so the saved notebook
  * says the same.
+ *
+ * An output this page does not trust (a collaborator's, which reaches it through the shared
+ * document with real-time collaboration, or an untrusted file's) is shown without buttons
+ * until the notebook's kernel says the card is its own (`card_check`): then the card acts
+ * with the kernel's edits (their inverse operations), not the output's, so a card someone
+ * wrote into the document acts on nothing.
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
@@ -35,6 +41,10 @@ const STATUS_TEXT: { [status: string]: string } = {
   changed: 'changed since (left as it is)'
 };
 
+function knownStatus(status: string): boolean {
+  return Object.prototype.hasOwnProperty.call(STATUS_TEXT, status);
+}
+
 /** What the page knows of edits this session (applied or refused here, undone here). */
 export interface IEditsHost {
   /** Send a message to the kernel (dropped when the channel is closed). */
@@ -46,6 +56,30 @@ export interface IEditsHost {
   undone(editIds: string[]): void;
   /** The page's rendered cards (each adds itself while shown). */
   cards?: Set<EditsCard>;
+  /** Ask the kernel whether the card of run `runId` is its own: resolves with its card as
+   * it made it, or `null`. `undefined` while the page has no channel to the kernel (the
+   * page renders its cards again when it has one). */
+  vouch?(runId: string): Promise<IEditsCard | null> | undefined;
+}
+
+/** Why an untrusted card has no buttons (yet). */
+const UNVERIFIED_TEXT = {
+  asking: "Checking with this notebook's kernel that this card is its own: its buttons come with the answer.",
+  'no-kernel':
+    "Not this page's output: its buttons come when this notebook's kernel, with nb_agent loaded, confirms the card is its own.",
+  'not-ours':
+    "This notebook's kernel did not make this card (another kernel's, one from before a restart, or not nb_agent's): shown without buttons."
+};
+
+/** The kernel's card with the statuses the output stores for the same edits (what the
+ * pages did since: undone, kept). The output's other edits, and its inverse operations,
+ * are not used. */
+function vouchedEdits(card: IEditsCard, stored: StoredCard): EditsCardEntry[] {
+  const statuses = new Map((stored.edits ?? []).map(e => [e.edit_id, String(e.status)]));
+  return card.edits.map(edit => {
+    const status = statuses.get(edit.edit_id);
+    return { ...edit, status: status !== undefined && knownStatus(status) ? status : edit.status };
+  });
 }
 
 const NO_HOST: IEditsHost = {
@@ -90,7 +124,7 @@ function shownStatus(panel: NotebookPanel, edit: EditsCardEntry): string {
 
 function line(edit: EditsCardEntry, status: string): string {
   const preview = edit.preview ? `: ${edit.preview}` : '';
-  return `${edit.summary}${preview} — ${STATUS_TEXT[status] ?? status}`;
+  return `${edit.summary}${preview} — ${knownStatus(status) ? STATUS_TEXT[status] : status}`;
 }
 
 /** A unified diff (or a cell's `+`/`-` lines), one coloured row a line. */
@@ -128,13 +162,8 @@ function diffDetails(diff: string): HTMLElement {
   return details;
 }
 
-/** The card's HTML and plain text for a notebook without the extension (or untrusted),
- * made from DOM nodes with text content only: the browser escapes what it serializes. */
-export function staticForms(data: StoredCard): { html: string; plain: string } {
-  const edits = data.edits ?? [];
-  const title = `Notebook edits of this run (${edits.length})`;
-  const root = element('div', '', 'nb-agent-edits');
-  root.appendChild(element('b', title));
+/** The edits as a list without buttons: each line with its stored status, and its diff. */
+function plainList(edits: EditsCardEntry[]): HTMLElement {
   const list = element('ul');
   for (const edit of edits) {
     const item = element('li', line(edit, String(edit.status)));
@@ -143,7 +172,17 @@ export function staticForms(data: StoredCard): { html: string; plain: string } {
     }
     list.appendChild(item);
   }
-  root.appendChild(list);
+  return list;
+}
+
+/** The card's HTML and plain text for a notebook without the extension (or untrusted),
+ * made from DOM nodes with text content only: the browser escapes what it serializes. */
+export function staticForms(data: StoredCard): { html: string; plain: string } {
+  const edits = data.edits ?? [];
+  const title = `Notebook edits of this run (${edits.length})`;
+  const root = element('div', '', 'nb-agent-edits');
+  root.appendChild(element('b', title));
+  root.appendChild(plainList(edits));
   const said = String(data.outcome ?? '');
   if (said) {
     const outcome = element('div', said);
@@ -209,8 +248,45 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     this.model = model;
-    const data = model.data[EDITS_MIME] as StoredCard | undefined;
-    const edits = (data?.edits ?? []).map(e => ({ ...e }));
+    const data = (model.data[EDITS_MIME] ?? {}) as StoredCard;
+    if (model.trusted) {
+      this.showCard(data, (data.edits ?? []).map(e => ({ ...e })));
+    } else {
+      this.showUntrusted(model, data);
+    }
+  }
+
+  /** Without buttons, then with them once the kernel vouches for the card. */
+  private showUntrusted(model: IRenderMime.IMimeModel, data: StoredCard): void {
+    const runId = data.run_id;
+    const answer = typeof runId === 'string' ? this.host.vouch?.(runId) : undefined;
+    this.drawUnverified(data, answer ? 'asking' : 'no-kernel');
+    void answer?.then(card => {
+      if (this.model !== model || this.isDisposed) {
+        return; // rendered again since
+      }
+      if (card === null) {
+        this.drawUnverified(data, 'not-ours');
+      } else {
+        this.showCard(data, vouchedEdits(card, data));
+      }
+    });
+  }
+
+  private drawUnverified(data: StoredCard, why: keyof typeof UNVERIFIED_TEXT): void {
+    const edits = data.edits ?? [];
+    const node = this.node;
+    node.textContent = '';
+    node.style.padding = '4px 0';
+    node.appendChild(element('b', `Notebook edits of this run (${edits.length})`));
+    const list = node.appendChild(plainList(edits));
+    list.style.margin = '4px 0';
+    const note = element('div', UNVERIFIED_TEXT[why], 'nb-agent-card-unverified');
+    note.dataset.why = why;
+    node.appendChild(note);
+  }
+
+  private showCard(data: StoredCard, edits: EditsCardEntry[]): void {
     // What is known now wins over what the kernel could say when the run ended.
     let corrected = false;
     for (const edit of edits) {
@@ -220,10 +296,10 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
         corrected = true;
       }
     }
-    this.runId = data?.run_id ?? null;
-    this.draw(edits, String(data?.outcome ?? ''));
+    this.runId = data.run_id ?? null;
+    this.draw(edits, String(data.outcome ?? ''));
     if (corrected) {
-      window.setTimeout(() => this.store(edits, String(data?.outcome ?? '')), 0); // not while the output area renders
+      window.setTimeout(() => this.store(edits, String(data.outcome ?? '')), 0); // not while the output area renders
     }
   }
 

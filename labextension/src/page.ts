@@ -12,7 +12,7 @@ import { changedCells, markForReview } from './review';
 import { REWIND_MIME, RewindAnswer, RewindAsk, RewindCard } from './rewindCard';
 import { AskKeyboard } from './keyboard';
 import { showRunView } from './runView';
-import type { AckError, EditOp, FromKernel, FromPage, Hello, Snapshot } from './protocol';
+import type { AckError, EditOp, EditsCard as IEditsCard, FromKernel, FromPage, Hello, Snapshot } from './protocol';
 import { Inbox } from './inbox';
 import { Retry } from './retry';
 import { takeSnapshot } from './snapshot';
@@ -56,6 +56,9 @@ export class LivePage {
   /** The edits cards rendered in this page (refreshed when the kernel's rewind reverts). */
   readonly cards = new Set<EditsCard>();
   private replies = new Map<string, (reply: RewindAnswer) => void>();
+  /** The kernel's answer about each run's card, asked once per channel (`card_check`). */
+  private vouched = new Map<string, Promise<IEditsCard | null>>();
+  private cardChecks = new Map<string, (card: IEditsCard | null) => void>();
   /** `run_view` messages that changed a cell here (`live` or `ended`), for the browser tests. */
   readonly runViews: string[] = [];
   /** The keyboard path to the asks shown in this notebook. */
@@ -67,11 +70,11 @@ export class LivePage {
   ) {
     this.keyboard = new AskKeyboard(panel);
     // The card of a run's edits, rendered in this notebook's outputs (the panel's own
-    // rendermime): its buttons act on this notebook. Not safe: an untrusted notebook's
-    // output shows the card's plain HTML instead.
+    // rendermime): its buttons act on this notebook. Safe: it builds text nodes only, and an
+    // output the page does not trust gets buttons only when the kernel vouches for the card.
     panel.content.rendermime.addFactory(
       {
-        safe: false,
+        safe: true,
         mimeTypes: [EDITS_MIME],
         defaultRank: 40,
         createRenderer: () =>
@@ -79,7 +82,8 @@ export class LivePage {
             tellKernel: data => this.send(data),
             known: editId => this.editStates.get(editId),
             undone: editIds => editIds.forEach(id => this.editStates.set(id, 'undone')),
-            cards: this.cards
+            cards: this.cards,
+            vouch: runId => this.vouch(runId)
           })
       },
       40
@@ -197,6 +201,8 @@ export class LivePage {
       CommsOverSubshells.Disabled;
     this.comm = comm;
     this.inbox.reset();
+    this.vouched.clear(); // perhaps another kernel: ask it again
+    this.cardChecks.clear();
     this.runActive = false; // a new comm: a new kernel, or nb_agent loaded again
     // What a kernel sends on this comm: a newer kernel's types fall through onMessage's switch.
     comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => {
@@ -283,6 +289,22 @@ export class LivePage {
       });
       this.send({ type: 'rewind_request', request_id: requestId, ...request });
     });
+  }
+
+  /** Whether the kernel made the card of run `runId` (its card), asked once per channel;
+   * `undefined` while the channel is not confirmed (cards are rendered again at `welcome`). */
+  vouch(runId: string): Promise<IEditsCard | null> | undefined {
+    if (!(this.isOpen && this.confirmed)) {
+      return undefined;
+    }
+    let answer = this.vouched.get(runId);
+    if (!answer) {
+      const requestId = `${Date.now()}-${Math.random().toString(16).slice(2)}`;
+      answer = new Promise(resolve => this.cardChecks.set(requestId, resolve));
+      this.vouched.set(runId, answer);
+      this.send({ type: 'card_check', request_id: requestId, run_id: runId });
+    }
+    return answer;
   }
 
   private contentChanged(): void {
@@ -425,7 +447,14 @@ export class LivePage {
         break;
       }
       case 'welcome':
-        break; // the comm counts from here (onMsg)
+        this.cards.forEach(card => card.refresh()); // the comm counts from here (onMsg): cards not trusted ask now
+        break;
+      case 'card_facts': {
+        const answer = this.cardChecks.get(String(data.request_id));
+        this.cardChecks.delete(String(data.request_id));
+        answer?.(data.card ?? null);
+        break;
+      }
       case 'resumed':
         this.resumeAgain.cancel();
         break;

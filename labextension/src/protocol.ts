@@ -3,12 +3,21 @@
 /**
  * Browser → kernel.
  */
-export type FromPage = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume;
+export type FromPage = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume | CardCheck;
 /**
  * Kernel → browser.
  */
 export type FromKernel =
-  EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply | Welcome | Resumed;
+  | EditMessage
+  | RunMessage
+  | RequestSnapshot
+  | Reveal
+  | RunView
+  | RevertMessage
+  | RewindReply
+  | Welcome
+  | Resumed
+  | CardFacts;
 /**
  * One operation of an edit.
  */
@@ -220,6 +229,17 @@ export interface Resume {
   snapshot: Snapshot | null;
 }
 /**
+ * Browser → kernel: is the edits card of run ``run_id`` this kernel's? Asked by a page
+ * that renders a card from an output it does not trust (a collaborator's, which reaches it
+ * through the shared document, or an untrusted file's): the card gets its buttons only from
+ * the kernel's answer, so a card someone wrote into the document acts on nothing.
+ */
+export interface CardCheck {
+  type: 'card_check';
+  request_id: string;
+  run_id: string;
+}
+/**
  * Kernel → browser: operations applied as one step of the notebook's undo, all or none.
  */
 export interface EditMessage {
@@ -332,6 +352,18 @@ export interface Resumed {
    * The ``last_seq`` of the resume answered.
    */
   last_seq: number;
+}
+/**
+ * Kernel → browser: the answer to a :class:`CardCheck`: the run's card as this kernel
+ * made it (its edits and their inverse operations, which the page then uses instead of the
+ * output's), or ``None`` when this kernel made no such card for this notebook (another
+ * kernel's, one from before a restart, or a forged one).
+ */
+export interface CardFacts {
+  type: 'card_facts';
+  request_id: string;
+  run_id: string;
+  card: EditsCard | null;
 }
 /**
  * The data of the run's card of notebook edits (MIME type

@@ -57,6 +57,8 @@ class FakeLivePage:
     answer_reverts: bool = True
     """Answer the kernel's ``revert`` (False: a page that applies nothing and never answers)."""
     rewind_replies: list[dict[str, Any]] = field(default_factory=list)
+    card_facts: list[dict[str, Any]] = field(default_factory=list)
+    """The kernel's ``card_facts`` answers, in order."""
     last_seq: int = 0
     """The last numbered kernel message handled (the extension's inbox)."""
     lose: list[str] = field(default_factory=list)
@@ -155,12 +157,21 @@ class FakeLivePage:
                        "refused": [{"edit_id": r.pop("edit_id"), "error": r} for r in refused]})  # fmt: skip
         elif kind == "rewind_reply":
             self.rewind_replies.append(data)
+        elif kind == "card_facts":
+            self.card_facts.append(data)
 
     def ask_rewind(self, action: str, checkpoint_id: str, prompt: str = "") -> str:
         """What the run card's button sends; returns the request id (the reply lands in
         :attr:`rewind_replies`)."""
         request_id = uuid.uuid4().hex
         self.send({"type": "rewind_request", "request_id": request_id, "action": action, "checkpoint_id": checkpoint_id, "prompt": prompt})
+        return request_id
+
+    def check_card(self, run_id: str) -> str:
+        """What the extension sends for an edits card it does not trust; returns the request
+        id (the answer lands in :attr:`card_facts`)."""
+        request_id = uuid.uuid4().hex
+        self.send({"type": "card_check", "request_id": request_id, "run_id": run_id})
         return request_id
 
     def _on_edit(self, edit: dict[str, Any]) -> None:

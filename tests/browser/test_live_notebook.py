@@ -304,10 +304,9 @@ def test_with_real_time_collaboration_each_edit_and_the_revert_happen_once(lab_r
     saved = _wait_for_file(path, lambda nb: ["".join(c["source"]) for c in nb["cells"]][:4] == expected, a.page)
     saved_ids = [c["id"] for c in saved["cells"]]
     assert saved_ids[:4] == [ids[2], ids[1], inserted, ids[3]] and len(set(saved_ids)) == len(saved_ids) and ids[0] not in saved_ids
-    # the card: in A's page (whose run it is) with its buttons; a collaborator's outputs are
-    # untrusted in B's page, so B sees the plain list
-    b.page.locator(f"#{b.panel_id()} .nb-agent-edits li").first.wait_for(timeout=60_000)
-    assert b.page.locator(f"#{b.panel_id()} .nb-agent-revert").count() == 0
+    # the card: in A's page (whose run it is) with its buttons; in B's page, where a
+    # collaborator's outputs are untrusted, with them once the kernel vouched for the card
+    b.page.locator(f"#{b.panel_id()} .nb-agent-edits:has(.nb-agent-revert)").wait_for(timeout=60_000)
     a.page.locator(f"#{a.panel_id()} .nb-agent-edits:has(.nb-agent-revert)").wait_for(timeout=60_000)
     card = a.page.locator(f"#{a.panel_id()} .nb-agent-edits")
     card.locator(".nb-agent-revert").click()
@@ -320,6 +319,7 @@ def test_with_real_time_collaboration_each_edit_and_the_revert_happen_once(lab_r
     _wait_for_file(path, lambda nb: [c["id"] for c in nb["cells"]][:4] == ids[:4] and ["".join(c["source"]) for c in nb["cells"]][:4] == sources[:4], a.page)
     assert card.locator(".nb-agent-revert").count() == 0  # no second revert from this card
     assert card.locator("li[data-status='undone']").count() == 4
+    b.page.locator(f"#{b.panel_id()} .nb-agent-edits li[data-status='undone']").nth(3).wait_for(timeout=60_000)  # B's card says so too
     # the page told the kernel: the next run hears of the revert, not of "the user's changes"
     lab.server.script.add(Reply(content=[text("I see.")]))
     start = len(lab.server.requests)

@@ -58,11 +58,21 @@ def edits_bundle(run: LiveRun) -> dict[str, Any] | None:
     return records_bundle(run.edits, run_id=run.run_id, notebook_path=run.document.snapshot.notebook_path)
 
 
+def run_card(run: LiveRun) -> EditsCard:
+    """The card's data for ``run``, as this kernel knows it now."""
+    return records_card(run.edits, run_id=run.run_id, notebook_path=run.document.snapshot.notebook_path)
+
+
+def records_card(records: list[EditRecord], *, run_id: str, notebook_path: str) -> EditsCard:
+    return EditsCard(version=EDITS_VERSION, run_id=run_id, notebook_path=notebook_path, edits=[_entry(record) for record in records])
+
+
 def records_bundle(records: list[EditRecord], *, run_id: str, notebook_path: str) -> dict[str, Any] | None:
     """The card's MIME bundle for ``records`` (oldest first), or ``None`` without any."""
     if not records:
         return None
-    entries = [_entry(record) for record in records]
+    card = records_card(records, run_id=run_id, notebook_path=notebook_path)
+    entries = card.edits
     title = f"Notebook edits of this run ({len(entries)})"
     lines = [_line(entry) for entry in entries]
     items = [
@@ -70,9 +80,7 @@ def records_bundle(records: list[EditRecord], *, run_id: str, notebook_path: str
         for line, record in zip(lines, records)
     ]
     return {
-        EDITS_MIME: EditsCard(version=EDITS_VERSION, run_id=run_id, notebook_path=notebook_path, edits=entries).model_dump(
-            mode="json"
-        ),
+        EDITS_MIME: card.model_dump(mode="json"),
         "text/html": el("div", el("b", title), el("ul", items), cls="nb-agent-edits"),
         "text/plain": "\n".join([title + ":"] + [f"- {line}" for line in lines]),
     }

@@ -24,6 +24,7 @@ from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TAR
 if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
     from nb_agent.jupyter.live.protocol import (
         Ack,
+        CardCheck,
         EditMessage,
         Hello,
         Resume,
@@ -113,6 +114,8 @@ class LiveHub:
         self._revert_waiters: dict[str, asyncio.Future[Reverted]] = {}
         self.on_opened: Callable[[LiveChannel], None] | None = None
         """Called when a page opens its channel (on the loop's thread)."""
+        self.on_card_check: Callable[[LiveChannel, CardCheck], None] | None = None
+        """Called when a page asks whether an edits card is this kernel's (on the loop's thread)."""
 
     # --- setup -------------------------------------------------------------------------------
     def register(self) -> None:
@@ -194,7 +197,15 @@ class LiveHub:
             channel.closed = True
 
     def _on_message(self, comm_id: str, data: Any) -> None:
-        from nb_agent.jupyter.live.protocol import Ack, Resume, Reverted, RewindRequest, Snapshot, parse_incoming
+        from nb_agent.jupyter.live.protocol import (
+            Ack,
+            CardCheck,
+            Resume,
+            Reverted,
+            RewindRequest,
+            Snapshot,
+            parse_incoming,
+        )
 
         channel = self.channels.get(comm_id)
         message = parse_incoming(data)
@@ -215,6 +226,8 @@ class LiveHub:
                 self.on_reverted(channel, message)
         elif isinstance(message, RewindRequest) and self.on_rewind_request is not None:
             self.on_rewind_request(channel, message)
+        elif isinstance(message, CardCheck) and self.on_card_check is not None:
+            self.on_card_check(channel, message)
 
     def _ack(self, ack: Ack) -> None:
         self.acks[ack.edit_id] = ack

@@ -16,7 +16,7 @@ from nb_agent.jupyter.live.run_views import RunViews
 if TYPE_CHECKING:  # loaded at the first run (pydantic), not at %load_ext
     from nb_agent.jupyter.live.document import LiveDocument
     from nb_agent.jupyter.live.hub import LiveChannel
-    from nb_agent.jupyter.live.protocol import Reverted
+    from nb_agent.jupyter.live.protocol import CardCheck, Reverted
     from nb_agent.jupyter.live.run import LiveRun
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,7 @@ class LiveNotebook:
         self.started = 0
         """How many live runs this kernel started (each run's ``seq``)."""
         self.hub.on_reverted = self._on_reverted
+        self.hub.on_card_check = self._card_check
         self.views = RunViews(self.hub)
         """The running cell's view, for a page that opens during the run (a reload)."""
 
@@ -163,6 +164,18 @@ class LiveNotebook:
         for edit_id in sorted(message.edit_ids, key=lambda e: order.index(e) if e in order else len(order)):  # the agent's order
             record = records.get(edit_id)
             told.append(record.summary if record else f"edit {edit_id} of an earlier run")
+
+    def _card_check(self, channel: LiveChannel, message: CardCheck) -> None:
+        """A page renders an edits card it does not trust: the run's card as this kernel made
+        it, when a live run of this kernel made it in the page's notebook (else ``None``: the
+        page shows it without buttons)."""
+        from nb_agent.jupyter.live.edits_card import run_card
+        from nb_agent.jupyter.live.protocol import CardFacts
+
+        path = channel.hello.notebook_path or (channel.snapshot.notebook_path if channel.snapshot else "")
+        run = next((r for r in self.history if r.run_id == message.run_id and r.edits), None)
+        card = run_card(run) if run is not None and run.document.snapshot.notebook_path == path else None
+        channel.send(CardFacts(request_id=message.request_id, run_id=message.run_id, card=card).model_dump(mode="json"))
 
     def agent_reverted(self, ops: list[Any]) -> None:
         """A rewind reverted agent edits through the page: the notebook as the agent left it

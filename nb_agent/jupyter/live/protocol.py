@@ -344,6 +344,29 @@ class EditsCard(_Message):
     """In the order the agent made them; a revert applies them newest first."""
 
 
+class CardCheck(_Message):
+    """Browser → kernel: is the edits card of run ``run_id`` this kernel's? Asked by a page
+    that renders a card from an output it does not trust (a collaborator's, which reaches it
+    through the shared document, or an untrusted file's): the card gets its buttons only from
+    the kernel's answer, so a card someone wrote into the document acts on nothing."""
+
+    type: Literal["card_check"] = "card_check"
+    request_id: str
+    run_id: str
+
+
+class CardFacts(_Message):
+    """Kernel → browser: the answer to a :class:`CardCheck`: the run's card as this kernel
+    made it (its edits and their inverse operations, which the page then uses instead of the
+    output's), or ``None`` when this kernel made no such card for this notebook (another
+    kernel's, one from before a restart, or a forged one)."""
+
+    type: Literal["card_facts"] = "card_facts"
+    request_id: str
+    run_id: str
+    card: EditsCard | None = None
+
+
 class RewindCard(_Message):
     """The data of a run's card (MIME type ``application/vnd.nb-agent.rewind+json``), written
     by :func:`nb_agent.jupyter.rewind_card.rewind_bundle` (kept free of pydantic: it is built
@@ -357,10 +380,10 @@ class RewindCard(_Message):
     """What the run changed, in a few words each."""
 
 
-Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume
+Incoming = Snapshot | Ack | Hello | Reverted | RewindRequest | Resume | CardCheck
 """Browser → kernel."""
 
-Outgoing = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply | Welcome | Resumed
+Outgoing = EditMessage | RunMessage | RequestSnapshot | Reveal | RunView | RevertMessage | RewindReply | Welcome | Resumed | CardFacts
 """Kernel → browser."""
 
 
@@ -369,7 +392,10 @@ def parse_incoming(data: Any) -> Incoming | None:
     if not isinstance(data, dict):
         return None
     kind = data.get("type")
-    kinds = {"snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted, "rewind_request": RewindRequest, "resume": Resume}
+    kinds = {
+        "snapshot": Snapshot, "ack": Ack, "hello": Hello, "reverted": Reverted, "rewind_request": RewindRequest,
+        "resume": Resume, "card_check": CardCheck,
+    }
     model: type[Incoming] | None = kinds.get(kind)  # type: ignore[assignment,arg-type]
     if model is None:
         return None
