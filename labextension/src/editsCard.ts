@@ -223,6 +223,9 @@ function setStatus(edits: EditsCardEntry[], ids: string[], status: string): void
 
 export class EditsCard extends Widget implements IRenderMime.IRenderer {
   private model: IRenderMime.IMimeModel | null = null;
+  /** Renders so far: an answer from the kernel draws only if no render came after its ask
+   * (JupyterLab renders a changed output again with the same model object). */
+  private renders = 0;
   private runId: string | null = null;
 
   constructor(
@@ -248,6 +251,7 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     this.model = model;
+    this.renders += 1;
     const data = (model.data[EDITS_MIME] ?? {}) as StoredCard;
     if (model.trusted) {
       this.showCard(data, (data.edits ?? []).map(e => ({ ...e })));
@@ -261,8 +265,9 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     const runId = data.run_id;
     const answer = typeof runId === 'string' ? this.host.vouch?.(runId) : undefined;
     this.drawUnverified(data, answer ? 'asking' : 'no-kernel');
+    const render = this.renders;
     void answer?.then(card => {
-      if (this.model !== model || this.isDisposed) {
+      if (render !== this.renders || this.model !== model || this.isDisposed) {
         return; // rendered again since
       }
       if (card === null) {
