@@ -273,7 +273,7 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
       if (card === null) {
         this.drawUnverified(data, 'not-ours');
       } else {
-        this.showCard(data, vouchedEdits(card, data));
+        this.showCard(data, vouchedEdits(card, data), false);
       }
     });
   }
@@ -291,7 +291,11 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     node.appendChild(note);
   }
 
-  private showCard(data: StoredCard, edits: EditsCardEntry[]): void {
+  /** Draw with the buttons; `correct`: write what is known now into the output. Only a
+   * trusted output (the page that ran the cell) does that unasked: another page's writes to a
+   * shared output make JupyterLab 4.6 with jupyter-collaboration show that output twice in
+   * the first page (see PROTOCOL.md); a click's result is written from any page. */
+  private showCard(data: StoredCard, edits: EditsCardEntry[], correct = true): void {
     // What is known now wins over what the kernel could say when the run ended.
     let corrected = false;
     for (const edit of edits) {
@@ -303,7 +307,7 @@ export class EditsCard extends Widget implements IRenderMime.IRenderer {
     }
     this.runId = data.run_id ?? null;
     this.draw(edits, String(data.outcome ?? ''));
-    if (corrected) {
+    if (corrected && correct) {
       window.setTimeout(() => this.store(edits, String(data.outcome ?? '')), 0); // not while the output area renders
     }
   }
