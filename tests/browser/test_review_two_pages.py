@@ -22,7 +22,9 @@ return true;"""
 
 
 def _card(nb, index):
-    return nb.page.locator(f"#{nb.panel_id()} .jp-Cell").nth(index).locator(".nb-agent-edits")
+    """The edits card in cell ``index`` (the first: JupyterLab 4.6 with jupyter-collaboration
+    may show an output another page wrote to twice; see labextension/PROTOCOL.md)."""
+    return nb.page.locator(f"#{nb.panel_id()} .jp-Cell").nth(index).locator(".nb-agent-edits").first
 
 
 def _forged(run_id: str, notebook_path: str, cell_id: str) -> dict:
