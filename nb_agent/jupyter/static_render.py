@@ -204,10 +204,15 @@ def render_markdown_text(state: RunState) -> str:
     return "\n\n".join(parts) if parts else "_(no answer)_"
 
 
+WHOLE_RESULT_COMMAND = "%agent result"
+"""Prints a call's whole result (``jupyter/commands/results.py``): the cut result names it."""
+
+
 def _result_details(card: ToolCall) -> Html | None:
     text = card.result_text
     if len(text) > MAX_RESULT_PREVIEW_CHARS:
-        text = text[:MAX_RESULT_PREVIEW_CHARS] + f"\n… ({len(card.result_text) - MAX_RESULT_PREVIEW_CHARS:,} more characters)"
+        more = len(card.result_text) - MAX_RESULT_PREVIEW_CHARS
+        text = text[:MAX_RESULT_PREVIEW_CHARS] + f"\n… ({more:,} more characters: {WHOLE_RESULT_COMMAND} {card.tool_use_id} shows them all)"
     if not text.strip():
         return None
     return el("details", el("summary", "result"), el("pre", text, style=style(white_space="pre-wrap", max_height="20em", overflow="auto")))

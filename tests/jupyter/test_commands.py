@@ -179,3 +179,20 @@ def test_status_and_sessions_count_the_same_messages(kernel):
     session_id, counted = re.search(r"session    (\S+) · (\d+) messages?\b", status).groups()
     (listed,) = [line for line in kernel.run("%agent sessions").stdout.splitlines() if session_id in line]
     assert re.search(rf"\s{counted} messages?\s", listed), (status, listed)
+
+
+def test_the_saved_rendering_of_a_long_result_names_the_command_that_shows_it_whole(kernel):
+    # the saved result kept 2,000 characters and said "… (N more characters)", with no way to the rest
+    command = "seq 1 3000"
+    kernel.server.script.add(
+        Reply(content=[tool_use("Bash", {"command": command}, id="toolu_long_result_01")]), Reply(content=[text("Counted.")])
+    )
+    run = kernel.run("%%agent --permission-mode bypassPermissions\ncount to 3000")
+    assert run.status == "ok", run.errors
+    whole = "".join(f"{n}\n" for n in range(1, 3001))
+    assert f"more characters: %agent result toolu_long_result_01 shows them all)" in run.final_bundle["text/html"]
+    shown = kernel.run("%agent result toolu_long_result_01").stdout
+    assert shown.strip() == whole.strip()
+    assert "Started a new conversation" in kernel.run("%agent new").stdout
+    assert kernel.run("%agent result toolu_long_res").stdout.strip() == whole.strip()  # from the saved session, by a prefix
+    assert "No result of a tool call 'toolu_nothing'" in kernel.run("%agent result toolu_nothing").stdout

@@ -185,3 +185,10 @@ def test_saved_lines_say_the_models_description_of_a_call():
     assert "✓ ExecuteCode Revenue by month — done" in bundle["text/html"]
     for mime in ("text/html", "text/markdown", "text/plain"):
         assert "import pandas" not in bundle[mime], mime
+
+
+def test_a_long_result_names_the_command_that_shows_it_whole():
+    state = RunState()
+    state._add(ToolCall(tool_use_id="toolu_abc", name="Bash", input={"command": "seq 1 3000"}, input_complete=True, status="done", result_text="x" * 5_000))
+    html = static_bundle(state)["text/html"]
+    assert "x" * 2_000 + "\n… (3,000 more characters: %agent result toolu_abc shows them all)</pre>" in html

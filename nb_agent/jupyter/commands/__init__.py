@@ -23,6 +23,7 @@ from nb_agent.jupyter.commands import (
     mcp,
     report,
     reproduce,
+    results,
     rewind,
     settings,
 )
@@ -68,6 +69,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="cost", arg=None, run=report.cost, help="tokens and USD cost of this kernel's runs"),
     Subcommand(name="history", arg=None, run=conversation.history, help="the current conversation, briefly"),
     Subcommand(name="sessions", arg=None, run=conversation.sessions, help="saved sessions next to this notebook"),
+    Subcommand(
+        name="result", arg="required", metavar="ID", run=results.result,
+        help="the whole result of a tool call (a saved run shows its first 2,000 characters and this ID)",
+    ),
     Subcommand(
         name="resume", arg="optional", metavar="[ID]", run=conversation.resume, after_the_cell=True,
         help="continue a saved session (default: the latest)",
