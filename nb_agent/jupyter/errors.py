@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nb_agent.jupyter.view.glyphs import STOP
+
 
 class CellEnding(Exception):
     """A ``%%agent`` cell's end shown as one line (``line``) instead of a traceback."""
@@ -30,7 +32,7 @@ class AgentInterrupted(CellEnding):
     """Ends an interrupted ``%%agent`` cell with a one-line notice instead of a traceback
     (the cell is marked failed, so Run All stops there)."""
 
-    NOTICE = "⏹ Agent run interrupted. The transcript is saved; the next %%agent cell continues the conversation."
+    NOTICE = f"{STOP} Agent run interrupted. The transcript is saved; the next %%agent cell continues the conversation."
 
     def __init__(self) -> None:
         super().__init__(self.NOTICE)

@@ -14,20 +14,12 @@ from typing import Any
 from nb_agent.jupyter.html import Html, el, markdown, markdown_source, style
 from nb_agent.jupyter.view import interaction_render, theme
 from nb_agent.jupyter.view.change_render import MAX_STATIC_LINES, change_html, change_text
+from nb_agent.jupyter.view.glyphs import STATUS_ICONS, STOP
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.subagent_card import static_html, static_markdown, static_plain, static_summary
 from nb_agent.jupyter.view.tool_card import NOTICE_TONE, card_change, images_html
 from nb_agent.tools.files.change_preview import ChangePreview
 
-STATUS_ICONS = {
-    "done": "✓",
-    "error": "✗",
-    "denied": "⊘",
-    "interrupted": "⏹",
-    "queued": "…",
-    "running": "…",
-    "waiting for approval": "?",
-}
 MAX_RESULT_PREVIEW_CHARS = 2_000
 MAX_STATIC_IMAGES = 4
 MAX_STATIC_IMAGE_CHARS = 700_000
@@ -147,7 +139,7 @@ def _saved(state: RunState, notice: Notice) -> bool:
 def _stop_line(state: RunState) -> str | None:
     """The stop notice, unless the cell's error line says it (the user's Stop does; a kernel
     restart leaves no error line)."""
-    return f"⏹ {stop_notice(state)}" if state.interrupted and state.said_by_cell is None else None
+    return f"{STOP} {stop_notice(state)}" if state.interrupted and state.said_by_cell is None else None
 
 
 def _notice_prefix(notice: Notice) -> str:

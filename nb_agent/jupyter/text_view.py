@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from nb_agent.jupyter.static_render import stop_notice
 from nb_agent.jupyter.view.approval import permission_result
 from nb_agent.jupyter.view.change_render import change_text
+from nb_agent.jupyter.view.glyphs import STOP, TOOL_CALL, TOOL_RESULT
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration
 from nb_agent.permissions.types import PermissionDeny, PermissionRequest, PermissionResult
@@ -77,9 +78,9 @@ class TextAgentView:
                 timing = f" ({duration(elapsed)})" if elapsed is not None else ""
                 first = item.result_text.strip().splitlines()[:1]
                 detail = f": {first[0][:160]}" if first and item.status != "done" else ""
-                self._write(f"  ⎿ {item.status}{timing}{detail}\n")
+                self._write(f"  {TOOL_RESULT} {item.status}{timing}{detail}\n")
             elif item.status in ("running", "waiting for approval") and item.input_complete:
-                self._write(f"⏺ {item.name}({input_preview(item, limit=160)})\n")
+                self._write(f"{TOOL_CALL} {item.name}({input_preview(item, limit=160)})\n")
         elif isinstance(item, Notice):
             self._end_text()
             self._write(f"[{item.level}] {item.text}\n")
@@ -95,7 +96,7 @@ class TextAgentView:
             self._held = None
         self._write("")
         if self.state.interrupted and self.state.said_by_cell is None:  # else the cell's error line says it
-            self._write(f"⏹ {stop_notice(self.state)}\n")
+            self._write(f"{STOP} {stop_notice(self.state)}\n")
         if self.state.summary:
             self._write(f"[{self.state.summary}]\n")
 

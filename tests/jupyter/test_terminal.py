@@ -32,7 +32,7 @@ def test_agent_cell_streams_plain_text(shell, monkeypatch, tmp_path, capsys):
         result = shell.run_cell("%%agent --permission-mode bypassPermissions\ncompute it")
     assert result.success, result.error_in_exec
     out = capsys.readouterr().out
-    assert "Let me look." in out and "⏺ ExecuteCode(terminal_value = 5 …)" in out and "⎿ done" in out
+    assert "Let me look." in out and "● ExecuteCode(terminal_value = 5 …)" in out and "└ done" in out
     assert "It is **10**." in out
     assert re.search(r"\n\[claude-\S+ · \S+ in .*/ \S+ out · \$\d+\.\d{4} · \d+\.\ds\]\n", out), out  # the run's summary
     assert shell.user_ns["terminal_value"] == 5

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from nb_agent.jupyter.commands.output import preview, print_notices, tokens
 from nb_agent.jupyter.heap import release_freed_memory
+from nb_agent.jupyter.view.glyphs import TOOL_CALL, TOOL_RESULT
 from nb_agent.wording import plural
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def history(session: KernelAgentSession, _arg: str | None = None) -> None:
                 for block in message.content:
                     if block.get("type") == "tool_result":
                         mark = "error" if block.get("is_error") else "ok"
-                        lines.append(f"       ⎿ {mark}")
+                        lines.append(f"       {TOOL_RESULT} {mark}")
                     elif block.get("type") == "text":
                         lines.append(f"you:   {preview(block.get('text', ''))}")
         elif kind == "assistant" and not message.is_api_error_message:
@@ -71,7 +72,7 @@ def history(session: KernelAgentSession, _arg: str | None = None) -> None:
                 elif block.get("type") == "tool_use":
                     arguments = block.get("input") or {}
                     key = next((str(arguments[k]) for k in ("command", "file_path", "notebook_path", "pattern", "code", "name", "description") if k in arguments), "")
-                    lines.append(f"       ⏺ {block['name']}({preview(key, 80)})")
+                    lines.append(f"       {TOOL_CALL} {block['name']}({preview(key, 80)})")
         elif kind == "compact_boundary":
             lines.append("── compacted: from here on the model sees this summary instead of the messages above ──")
             lines.append(f"summary: {preview(message.summary, 300)}")

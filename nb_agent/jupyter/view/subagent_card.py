@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from nb_agent.jupyter.html import Html, el, join, markdown, merge, style
 from nb_agent.jupyter.view import theme
+from nb_agent.jupyter.view.glyphs import STATUS_ICONS
 from nb_agent.jupyter.view.run_state import ToolCall, input_preview
 from nb_agent.jupyter.view.status_line import duration, tokens
 from nb_agent.jupyter.view.subagent import SubagentView
@@ -20,7 +21,6 @@ SUBAGENT_STYLE = {
     "failed": (theme.ERROR, "failed"),
     "stopped": (theme.MUTED, "stopped"),
 }
-ICONS = {"done": "✓", "error": "✗", "denied": "⊘", "interrupted": "⏹", "waiting for approval": "?"}
 MAX_LIVE_TEXT_CHARS = 1_500
 MAX_STATIC_ANSWER_CHARS = 3_000
 
@@ -32,7 +32,7 @@ def _calls_label(n: int) -> str:
 def _call_line(call: ToolCall) -> str:
     preview = input_preview(call, limit=100)
     arg = f" {preview}" if preview else ""
-    return f"{ICONS.get(call.status, '…')} {call.name}{arg} — {call.status}"
+    return f"{STATUS_ICONS.get(call.status, '…')} {call.name}{arg} — {call.status}"
 
 
 def _title(view: SubagentView) -> Html:
