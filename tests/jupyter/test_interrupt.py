@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from nb_agent.jupyter.errors import AgentInterrupted
+from nb_agent.jupyter.view.glyphs import STOP
 from nb_agent.testing import Reply, text, tool_use
 
 STOP_WITHIN_S = 15
@@ -40,7 +41,7 @@ def _assert_interrupted(run, interrupted_at):
     assert error["ename"] == "AgentInterrupted" and error["traceback"] == [AgentInterrupted.NOTICE]
     run.assert_ending_said_once("Agent run interrupted")
     for mime, shown in run.final_bundle.items():  # nor in other words (it said "⏹ Interrupted by user. The transcript…")
-        assert "Interrupted by user" not in shown and "transcript" not in shown.lower(), (mime, shown)
+        assert f"{STOP} Interrupted by user" not in shown and "transcript" not in shown.lower(), (mime, shown)
 
 
 def test_interrupt_while_streaming(kernel, requests_since):
