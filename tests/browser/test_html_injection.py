@@ -102,3 +102,29 @@ def test_a_background_agent_whose_description_is_markup_runs_nothing(lab, new_pa
         assert "onerror" in finished.first.inner_text()  # the description, shown as text
     finally:
         lab.server.script = saved
+
+
+EDITS_MIME = "application/vnd.nb-agent.edits+json"
+MARK = "<img src=x onerror=window.__nbAgentPwned=1>"
+
+
+def test_an_untrusted_notebook_whose_edits_card_is_markup_runs_nothing(lab, new_page):
+    """The edits card renders in untrusted outputs too (a collaborator's page gets the card
+    through the shared document untrusted, and asks the kernel for its buttons): a notebook
+    file someone sent, with a card whose every field is markup, shows that markup as text."""
+    entry = {
+        "edit_id": MARK, "op": "replace", "summary": f"replaced {MARK}", "cell_id": MARK, "preview": MARK,
+        "status": MARK, "error": MARK, "diff": f"-{MARK}\n+{MARK}", "review": True, "revert": [],
+    }  # fmt: skip
+    card = {"version": 1, "run_id": MARK, "notebook_path": MARK, "edits": [entry], "outcome": MARK}
+    output = {"output_type": "display_data", "metadata": {}, "data": {EDITS_MIME: card, "text/plain": "a card"}}
+    name = "sent_card.ipynb"
+    lab.notebook(name, ["x = 1"], outputs=[[output]])  # unsigned: JupyterLab does not trust its outputs
+    nb = NotebookPage(new_page(), lab, name).open()
+    shown = nb.cell(0).locator(".nb-agent-edits").first
+    shown.wait_for(timeout=120_000)
+    shown.locator(".nb-agent-card-unverified").wait_for(timeout=120_000)
+    assert nb.page.evaluate("window.__nbAgentPwned") is None, "the card's markup ran"
+    assert shown.locator("img, script, iframe").count() == 0
+    assert shown.locator("button").count() == 0
+    assert MARK in shown.inner_text()
