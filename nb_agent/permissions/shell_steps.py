@@ -67,6 +67,8 @@ def _changed_outside(call: PermissionCall) -> str | None:
         if not argv or not argv[0].is_literal or not program_spec(argv[0].value).changes_operands:
             continue
         plan = bash_read_plan(analysis, cwd=scope.cwd, project_dir=scope.anchor, home=scope.home, parts=[part])
+        if plan.unknown is not None:  # `mv data.csv $OUT`, `{/elsewhere,x}`: where it goes is known only when it runs
+            return f"{argv[0].value} names a path known only when it runs ({plan.unknown})"
         for named in plan.reads:
             if not is_within(named.path, directories):
                 return f"{argv[0].value} would change {candidate_paths(named.path)[0]}"

@@ -244,3 +244,19 @@ async def test_a_users_prefix_rule_for_a_file_mover_still_asks_outside(
     assert isinstance(decision, PermissionAsk) and "outside the working directories" in decision.message, (command, decision)
     inside = f"{program} data.csv" if program in ("rm", "touch") else f"{program} data.csv copy.csv"
     assert isinstance(await decide(policy, tools.bash, ctx, command=inside), PermissionAllow), inside
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["mv data.csv $OUT", 'mv data.csv "$OUT/a"', "mv data.csv {OUTSIDE,x}/a", "mv data.csv $(echo OUTSIDE)/a", "mv data.csv `echo OUTSIDE`/a", "cp data.csv ${OUT:-OUTSIDE}"],
+)
+async def test_a_users_prefix_rule_for_a_file_mover_asks_when_the_path_is_known_only_at_run_time(
+    project: Path, home: Path, outside: Path, tools: SimpleNamespace, ctx: ToolUseContext, command: str
+) -> None:
+    # where a variable, a substitution or a brace expansion points is the shell's business at
+    # run time: the rule cannot be shown to stay within the working directories, so it asks
+    (project / "data.csv").write_text("a,b\n")
+    policy = make_policy(project, home, "default", allow=["Bash(mv:*)", "Bash(cp:*)"])
+    command = command.replace("OUTSIDE", str(outside))
+    decision = await decide(policy, tools.bash, ctx, command=command)
+    assert isinstance(decision, PermissionAsk), (command, decision)  # substitutions ask for their own reason
