@@ -73,14 +73,7 @@ class RunViews:
 
     def finished(self, outputs: list[dict[str, Any]]) -> None:
         """The run ended and left ``outputs`` (nbformat) below its cell: pages that opened during it get them."""
-        run, self.running = self.running, None
-        if run is None:
-            return
-        run.outputs = outputs
-        self.ended.append(run)
-        for channel in self.hub.connected:
-            if channel.comm_id in run.late_pages:
-                channel.send(run.message())
+        self._ended(outputs, every_page=False)
 
     def stopped(self, bundles: list[dict[str, Any]]) -> None:
         """The kernel is going (a restart or a shutdown) and the run ended with ``bundles``:
@@ -88,13 +81,17 @@ class RunViews:
         forgets the running cell's display id before it asks the server to restart, so the
         cell's display update is dropped in that page; its live-notebook handler still sees
         this message (``labextension/src/page.ts``, ``ended after a restart``)."""
+        self._ended([display_output(bundle) for bundle in bundles], every_page=True)
+
+    def _ended(self, outputs: list[dict[str, Any]], *, every_page: bool) -> None:
         run, self.running = self.running, None
         if run is None:
             return
-        run.outputs = [display_output(bundle) for bundle in bundles]
+        run.outputs = outputs
         self.ended.append(run)
         for channel in self.hub.connected:
-            channel.send(run.message())
+            if every_page or channel.comm_id in run.late_pages:
+                channel.send(run.message())
 
     def abandon(self) -> None:
         """The run ended without :meth:`finished` (it failed): no page is given its dead view."""
