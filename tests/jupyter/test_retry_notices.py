@@ -10,6 +10,7 @@ from nb_agent.jupyter import cell_view
 from nb_agent.jupyter.view.run_state import Notice, RunState
 from nb_agent.model.retry import RETRY_NOTICE_SUBTYPE, RetryPolicy
 from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, text
+from nb_agent.testing.collect import collect
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.001, jitter=0, max_retries=3)
 FAILING = ErrorReply(status=500, error_type="api_error", message="the server broke")
@@ -23,13 +24,11 @@ async def _run(tmp_path, turns) -> tuple[RunState, list[int], EngineResult]:
     state = RunState()
     shown_retries: list[int] = []  # retry notices on the view after each change
     state.listeners.append(lambda what, item: shown_retries.append(len(_retry_notices(state))))
-    result = None
-    async for event in engine.submit_message("hi"):
-        if isinstance(event, EngineResult):
-            result = event
-        else:
-            state.on_event(event)
+    run = await collect(engine, "hi")
+    for event in run.events:  # the view takes the events in the order the run yielded them
+        state.on_event(event)
     engine.close()
+    result = run.result
     assert result is not None
     return state, shown_retries, result
 

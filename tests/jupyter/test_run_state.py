@@ -8,6 +8,7 @@ from nb_agent.engine import EngineConfig, EngineResult, QueryEngine
 from nb_agent.jupyter.view.run_state import Notice, RunState, TextBlock, ToolCall, input_preview
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny
 from nb_agent.testing import Reply, ScriptedTransport, text, thinking, tool_use
+from nb_agent.testing.collect import collect
 from nb_agent.testing.tools import RecordingTool
 
 
@@ -23,13 +24,11 @@ async def run_engine(tmp_path, turns, *, tools=(), can_use_tool=None, policy=Non
     state = RunState(tool_lookup=tools_by_name.get, is_denied=lambda tid: any(d.tool_use_id == tid for d in engine.permission_denials))
     seen: list[tuple[str, Any]] = []
     state.listeners.append(lambda what, item: seen.append((what, item)))
-    result = None
-    async for event in engine.submit_message("go"):
-        if isinstance(event, EngineResult):
-            result = event
-        else:
-            state.on_event(event)
+    run = await collect(engine, "go")
+    for event in run.events:  # the view takes the events in the order the run yielded them
+        state.on_event(event)
     engine.close()
+    result = run.result
     assert result is not None
     return state, seen, result
 
