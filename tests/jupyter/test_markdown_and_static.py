@@ -7,6 +7,7 @@ import re
 
 from nb_agent.jupyter.errors import AgentInterrupted, AgentRunFailed
 from nb_agent.jupyter.html import markdown as render_markdown
+from nb_agent.jupyter.kernel_restart import RESTART_NOTICE
 from nb_agent.jupyter.static_render import static_bundle
 from nb_agent.jupyter.view.markdown_stream import MarkdownStream
 from nb_agent.jupyter.view.run_state import Approval, Notice, RunState, TextBlock, ToolCall
@@ -139,6 +140,17 @@ def test_interrupted_run_says_so():
     state = _state()
     state.finish(interrupted=True)
     assert "Interrupted by user" in static_bundle(state)["text/markdown"]
+
+
+def test_the_cells_own_end_after_a_kernel_restart_keeps_the_restart_notice():
+    # the kernel's shutdown ends the run first (stop_for_shutdown); under load the cell's own
+    # end (Stop said by its error line) came before the process went and its update replaced
+    # the restart notice in the cell's last output
+    state = _state()
+    state.finish(interrupted=True, stop_reason=RESTART_NOTICE)
+    state.finish(interrupted=True, said_by_cell=AgentInterrupted.NOTICE)
+    for mime, shown in static_bundle(state).items():
+        assert "plan" in shown and "Stopped by a kernel restart" in shown, (mime, shown)
 
 
 def test_card_html_escapes_and_shows_diff():

@@ -486,7 +486,13 @@ class RunState:
         self, *, result: Any = None, interrupted: bool = False, error: str | None = None,
         stop_reason: str | None = None, said_by_cell: str | None = None,
     ) -> None:
-        """The run ended; ``said_by_cell``: the cell's error line says how (see :attr:`said_by_cell`)."""
+        """The run ended; ``said_by_cell``: the cell's error line says how (see :attr:`said_by_cell`).
+
+        A run the kernel's shutdown already ended (``stop_reason``) keeps that ending: the
+        cell's own end may still come before the process goes, and must not replace "Stopped
+        by a kernel restart" in the cell's last update."""
+        if self.stop_reason is not None:
+            return
         self.ended_at = self._clock()
         self.said_by_cell = said_by_cell
         self.result = result
