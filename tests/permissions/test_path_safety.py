@@ -260,3 +260,25 @@ async def test_a_users_prefix_rule_for_a_file_mover_asks_when_the_path_is_known_
     command = command.replace("OUTSIDE", str(outside))
     decision = await decide(policy, tools.bash, ctx, command=command)
     assert isinstance(decision, PermissionAsk), (command, decision)  # substitutions ask for their own reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > OUTSIDE/f", "echo x >> OUTSIDE/f", "echo x 1> OUTSIDE/f", "echo x >| OUTSIDE/f", "echo x &> OUTSIDE/f",
+        "echo x 2> OUTSIDE/f", "echo x 3> OUTSIDE/f", "echo x >OUTSIDE/f", "echo x>OUTSIDE/f", "echo x > $OUT",
+        "echo x > ../escape", "echo x | tee OUTSIDE/f", "echo $(echo x > OUTSIDE/f)", "echo x && echo y > OUTSIDE/f",
+        "{ echo x; } > OUTSIDE/f", "(echo x) > OUTSIDE/f", "echo x > OUTSIDE/f; echo", "cat data.csv > OUTSIDE/f",
+    ],
+)  # fmt: skip
+async def test_a_users_prefix_rule_does_not_cover_output_redirected_outside(
+    project: Path, home: Path, outside: Path, tools: SimpleNamespace, ctx: ToolUseContext, command: str
+) -> None:
+    # Bash(echo:*) names a program; where the shell sends its output is the command's, not
+    # the program's: every spelling of a redirection outside the working directories asks
+    (project / "data.csv").write_text("a,b\n")
+    policy = make_policy(project, home, "default", allow=["Bash(echo:*)", "Bash(cat:*)"])
+    assert isinstance(await decide(policy, tools.bash, ctx, command="echo x"), PermissionAllow)  # the rule applies
+    command = command.replace("OUTSIDE", str(outside))
+    decision = await decide(policy, tools.bash, ctx, command=command)
+    assert isinstance(decision, PermissionAsk), (command, decision)
