@@ -130,6 +130,28 @@ def test_a_users_import_of_an_installed_name_gets_the_installed_module(folder, m
     assert _fired(marks) == []
 
 
+def test_a_kernel_that_changes_folder_distrusts_the_new_one(folder, marks, tmp_path):
+    """``%cd`` after ``%load_ext``: the guard's untrusted roots follow the working directory
+    (they are remembered per ``os.getcwd()``), so the new folder's planted files stay out,
+    also through an entry naming it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _plant(elsewhere, marks, ["nbformat", "yaml"], as_package=("yaml",))
+    done = _run(folder, f"""
+        import os
+        import nb_agent
+        import json, html  # imports made with the first folder as the working directory
+        os.chdir({str(elsewhere)!r})
+        sys.path.insert(0, os.getcwd())  # the folder by name, as code that adds it does
+        import nbformat, yaml
+        from nb_agent.tools.files.notebook_view import parse_notebook
+        print(nbformat.__file__)
+    """)
+    assert done.returncode == 0, done.stderr
+    assert str(elsewhere) not in done.stdout
+    assert _fired(marks) == []
+
+
 def test_an_optional_import_nb_agent_makes_fails_instead_of_loading_the_folders_file(folder, marks):
     """httpx tries ``brotli`` and ``zstandard``; nb_agent tries ``PIL``: where they are not
     installed, a file of that name in the folder must not stand in for them."""
