@@ -10,7 +10,6 @@ and the working tree and never starts a process. Without pygit2 there is no git 
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import logging
@@ -20,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from nb_agent.git.discovery import discover_repository
 
 __all__ = ["GitSnapshot", "read_git_snapshot", "short_status_lines"]
 
@@ -114,7 +115,13 @@ async def read_git_snapshot(cwd: Path) -> GitSnapshot | None:
     :data:`TIMEOUT_S`: a huge working tree must not hold up the first request, and libgit2
     blocks for good on a repository file that is a FIFO or a pipe (the index, an
     ``include.path`` of ``/proc/self/fd/0``); in the kernel's process that froze the kernel
-    (a thread cannot be stopped), a child is killed."""
+    (a thread cannot be stopped), a child is killed. No child where git would find no
+    repository (:func:`~nb_agent.git.discovery.discover_repository`: a first run outside a
+    repository waited 0.2 s for a Python process to say so)."""
+    import asyncio  # here: the child imports this module, and asyncio is a quarter of its start-up
+
+    if discover_repository(cwd) is None:
+        return None
     return await asyncio.to_thread(_snapshot_in_child, cwd)
 
 

@@ -72,6 +72,17 @@ async def test_outside_a_repository_and_when_not_allowed(repo: Path, tmp_path: P
     assert status is not None and "Current branch: trunk" in status and "(clean)" in status
 
 
+async def test_outside_a_repository_no_child_is_started(tmp_path: Path, monkeypatch) -> None:
+    from nb_agent.git import status
+
+    def child(cwd: Path) -> None:
+        raise AssertionError(f"a child was started for {cwd}")
+
+    monkeypatch.setattr(status, "_snapshot_in_child", child)
+    assert await read_git_snapshot(tmp_path) is None
+    assert await SessionContext(cwd=tmp_path, git_allowed=True).git_status() is None
+
+
 @pytest.mark.parametrize("planted", ["index", "include"])
 def test_a_fifo_in_the_repository_gives_no_status_and_holds_nothing_up(repo: Path, planted: str, monkeypatch) -> None:
     """libgit2 blocks on a FIFO it opens; the status is given up and nothing waits for it
