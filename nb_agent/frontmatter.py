@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from nb_agent.errors import ConfigurationError
 
 __all__ = ["FrontmatterError", "split_frontmatter", "split_specs"]
@@ -28,6 +26,8 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if end is None:
         raise FrontmatterError("the frontmatter has no closing '---' line")
+    import yaml  # here, not at import: the engine imports this module, and many folders have no frontmatter
+
     try:
         data = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:

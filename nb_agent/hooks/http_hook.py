@@ -17,8 +17,6 @@ import re
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-import httpx
-
 from nb_agent.errors import ConfigurationError
 from nb_agent.hooks.command import MAX_OUTPUT_BYTES, CommandHookWarning, parse_hook_stdout
 from nb_agent.hooks.types import HookCallback, HookInput, HookOutput
@@ -54,6 +52,8 @@ def http_hook(url: str, *, headers: Mapping[str, str], allowed_env_vars: Sequenc
     check_url(url)
 
     async def run(hook_input: HookInput) -> HookOutput | None:
+        import httpx  # here, not at import: the engine imports this module, few settings have http hooks
+
         sent = {name: interpolate_header(str(value), allowed_env_vars) for name, value in headers.items()}
         body = json.dumps(hook_input.to_json_dict(), default=str).encode()
         try:
