@@ -1,5 +1,5 @@
 """The first run's heavy imports (the engine and anthropic, the widgets, the Markdown
-renderer, Pillow, and the MCP SDK when MCP servers are configured), made in a background thread started at ``%load_ext`` so the
+renderer, Pillow, libgit2, and the MCP SDK when MCP servers are configured), made in a background thread started at ``%load_ext`` so the
 first ``%%agent`` cell does not wait for them, and awaited by that cell without blocking the
 kernel's loop (its status line keeps counting meanwhile).
 
@@ -56,6 +56,7 @@ MODULES = (
     "nb_agent.jupyter.static_render",
     "ipywidgets",
     "PIL.Image",
+    "pygit2",  # the file checkpoint taken before the first request (nb_agent.checkpoints.files)
 )
 
 MCP_MODULES = ("nb_agent.mcp.connection", "nb_agent.mcp.tool")
