@@ -19,6 +19,21 @@ import { AgentCells } from './agentCells';
 
 const PLUGIN_ID = 'nb-agent-live:plugin';
 
+/**
+ * The extension's widgets (streamWidgets.ts), registered with the page's widget manager
+ * when JupyterLab has ipywidgets' (loaded on demand: without @jupyter-widgets/base in the
+ * page the rest of the extension works, and the kernel is told 0 and uses stock widgets).
+ */
+async function registerWidgets(app: JupyterFrontEnd): Promise<number> {
+  try {
+    const { registerWidgets } = await import('./streamWidgets');
+    return await registerWidgets(app);
+  } catch (error) {
+    console.warn('nb-agent-live: no widgets (ipywidgets is not in this JupyterLab)', error);
+    return 0;
+  }
+}
+
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
   description:
@@ -26,18 +41,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
   autoStart: true,
   requires: [INotebookTracker],
   optional: [JupyterFrontEnd.IPaths],
-  activate: (
+  activate: async (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     paths: JupyterFrontEnd.IPaths | null
   ) => {
+    // Before any page says hello (it announces them) and before a notebook's widgets load.
+    const widgets = await registerWidgets(app);
     const pages = new Map<Notebook, LivePage>();
     const agentCells = new Map<Notebook, AgentCells>();
     // The server's root folder on its machine: with a notebook's path, its server-side path,
     // which the kernel needs when it runs elsewhere (a gateway) and no such file is there.
     const serverRoot = paths?.directories.serverRoot || null;
     const attach = (panel: NotebookPanel): void => {
-      const page = new LivePage(panel, serverRoot);
+      const page = new LivePage(panel, serverRoot, widgets);
       const cells = new AgentCells(panel);
       pages.set(panel.content, page);
       agentCells.set(panel.content, cells);
@@ -61,7 +78,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     );
     // For the browser tests: the pages and what they applied.
-    (window as unknown as { nbAgentLive: unknown }).nbAgentLive = { pages, agentCells, version: 1 };
+    (window as unknown as { nbAgentLive: unknown }).nbAgentLive = { pages, agentCells, version: 1, widgets };
   }
 };
 

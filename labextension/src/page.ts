@@ -66,7 +66,9 @@ export class LivePage {
 
   constructor(
     readonly panel: NotebookPanel,
-    readonly serverRoot: string | null = null
+    readonly serverRoot: string | null = null,
+    /** The version of the extension's widgets registered in this page (0: none), said in `hello`. */
+    readonly widgets = 0
   ) {
     this.keyboard = new AskKeyboard(panel);
     // The card of a run's edits, rendered in this notebook's outputs (the panel's own
@@ -228,6 +230,7 @@ export class LivePage {
       frontend: 'jupyterlab',
       notebook_path: this.panel.context.path,
       server_root: this.serverRoot,
+      widgets: this.widgets,
       snapshot: snapshot ?? this.snapshot('open')
     };
     comm.open(toJSON(hello));

@@ -117,6 +117,13 @@ export interface Hello {
    * with :attr:`notebook_path`, the notebook's server-side path.
    */
   server_root: string | null;
+  /**
+   * The version of the extension's widgets the page registered with its widget manager
+   * (``WIDGETS_VERSION``: a streamed answer sent as appends, a clock the page ticks); 0: none
+   * (no ipywidgets in that JupyterLab, or an older page). A run uses them only when every
+   * connected page has them; otherwise it shows the stock HTML widgets (pages of text).
+   */
+  widgets: number;
   snapshot: Snapshot | null;
 }
 /**

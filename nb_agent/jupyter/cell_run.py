@@ -56,8 +56,9 @@ class CellRun:
         frontend = session.frontend
         mode = cell_view.render_mode(session.settings, session.shell)
         view = cell_view.make_view(
-            mode, state, status=self._status, settings=session.settings, frontend=frontend, warnings=session.warnings
-        )
+            mode, state, status=self._status, settings=session.settings, frontend=frontend, warnings=session.warnings,
+            page_widgets=session.live.hub.pages_have_widgets,
+        )  # fmt: skip
         if options.answers is not None:
             from nb_agent.jupyter.preset_answers import PresetApprover
 

@@ -40,14 +40,17 @@ def render_mode(settings: Any, shell: Any) -> str:
     return mode
 
 
-def make_view(mode: str, state: Any, *, status: Callable[[], Any], settings: Any, frontend: RunFrontend, warnings: list[str]) -> Any:
-    """The view for ``mode``, shown; ``frontend`` gets its approver and prompts."""
+def make_view(
+    mode: str, state: Any, *, status: Callable[[], Any], settings: Any, frontend: RunFrontend, warnings: list[str], page_widgets: bool = False
+) -> Any:
+    """The view for ``mode``, shown; ``frontend`` gets its approver and prompts. ``page_widgets``:
+    every connected page draws the extension's widgets (see ``WidgetAgentView``)."""
     if mode == "widgets":
         try:
             from nb_agent.jupyter.view.agent_view import WidgetAgentView
             from nb_agent.jupyter.view.user_prompts import WidgetUserPrompts
 
-            view = WidgetAgentView(state, status=status, max_updates_per_s=settings.max_updates_per_second)
+            view = WidgetAgentView(state, status=status, max_updates_per_s=settings.max_updates_per_second, page_widgets=page_widgets)
             view.show()
             frontend.view, frontend.approver, frontend.prompts = view, view.approver, WidgetUserPrompts(view)
             return view

@@ -47,6 +47,10 @@ class FakeLivePage:
     frontend: str = "fake page"
     server_root: str | None = None
     """The Jupyter server's root folder the page reports (``None``: an older page that does not)."""
+    widgets: int = 0
+    """The version of the extension's widgets the page says it registered (``hello``'s
+    ``widgets``; 0: none). With it the kernel shows runs with them (appended text); a test
+    or a bench that announces it reads those widgets' messages, as a page's manager would."""
     comm_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     editing_cell_id: str | None = None
     defer_acks: bool = False
@@ -97,6 +101,8 @@ class FakeLivePage:
         hello = {"type": "hello", "protocol": 1, "frontend": self.frontend, "notebook_path": self.notebook_path}
         if self.server_root is not None:
             hello["server_root"] = self.server_root
+        if self.widgets:
+            hello["widgets"] = self.widgets
         hello["snapshot"] = self.snapshot("execute" if executing_cell_id else "open", executing_cell_id)
         self._send("comm_open", {"comm_id": self.comm_id, "target_name": TARGET_NAME, "data": hello})
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TARGET_NAME
+from nb_agent.jupyter.live.names import HELLO_TARGET_NAME, PROTOCOL_VERSION, TARGET_NAME, WIDGETS_VERSION
 
 if TYPE_CHECKING:  # pydantic loads at the first message, not at %load_ext
     from nb_agent.jupyter.live.protocol import (
@@ -265,6 +265,15 @@ class LiveHub:
     @property
     def connected(self) -> list[LiveChannel]:
         return [c for c in self.channels.values() if not c.closed]
+
+    @property
+    def pages_have_widgets(self) -> bool:
+        """Whether a run's view may use the extension's widgets (``hello``'s ``widgets``): a
+        page is connected and every connected page registered them. Any other frontend
+        (nbclient, VS Code, a page without the extension or without ipywidgets) would show
+        "model not found" where the answer should be, so it gets the stock HTML widgets."""
+        pages = self.connected
+        return bool(pages) and all(c.hello.widgets == WIDGETS_VERSION for c in pages)
 
     def _find(self, cell_id: str) -> tuple[LiveChannel, Snapshot] | None:
         found = [

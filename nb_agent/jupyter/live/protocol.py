@@ -108,6 +108,11 @@ class Hello(_Message):
     server_root: str | None = None
     """The Jupyter server's root folder, on the server's machine (``PageConfig``'s ``serverRoot``):
     with :attr:`notebook_path`, the notebook's server-side path."""
+    widgets: int = 0
+    """The version of the extension's widgets the page registered with its widget manager
+    (``WIDGETS_VERSION``: a streamed answer sent as appends, a clock the page ticks); 0: none
+    (no ipywidgets in that JupyterLab, or an older page). A run uses them only when every
+    connected page has them; otherwise it shows the stock HTML widgets (pages of text)."""
     snapshot: Snapshot | None = None
 
 

@@ -5,6 +5,11 @@ State changes only mark widgets dirty; the run's ticker calls :meth:`tick` (abou
 40 ms), which renders what is due within the comm-message budget. When the run ends,
 :meth:`finish` replaces the whole view, under the same display id, by the static
 rendering and closes the widgets.
+
+With ``page_widgets`` (every connected page has the nb-agent-live extension's widgets) a
+streamed answer is one :class:`~nb_agent.jupyter.view.page_widgets.StreamText` sent as
+appends and the clock is one the page ticks; otherwise answers are pages of stock HTML
+widgets (:mod:`nb_agent.jupyter.view.text_pages`) and the kernel sends the clock each second.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nb_agent.jupyter.html import stylesheet
+from nb_agent.jupyter.view.appended_text import AppendedText
 from nb_agent.jupyter.view.approval import ApprovalRow, WidgetApprover
 from nb_agent.jupyter.view.run_state import Item, Notice, RunState, TextBlock, ToolCall
-from nb_agent.jupyter.view.status_line import StatusSnapshot, clock_html, status_html
+from nb_agent.jupyter.view.status_line import StatusSnapshot, clock_html, estimate_only, status_html
 from nb_agent.jupyter.view.text_pages import TextPages, set_value
 from nb_agent.jupyter.view.theme import live_rules
 from nb_agent.jupyter.view.throttle import WIDGET_COST, CommBudget, UpdateScheduler
@@ -28,6 +34,9 @@ from nb_agent.jupyter.view.trust_card import TrustRow
 STATUS_KEY = "status"
 STRUCTURE_KEY = "structure"
 STATUS_INTERVAL_S = 1.0
+ESTIMATE_INTERVAL_S = 5.0
+"""While only the estimate of the output streaming changes, the line is re-sent this often
+(it changes about every second at a model's pace: as much traffic as the clock was)."""
 CARD_INTERVAL_S = 0.2
 CARD_TIMER_S = 1.0
 
@@ -67,8 +76,8 @@ class _ItemWidgets:
     content: Any
     """The HTML widget whose value is updated."""
     extra: list[Any] = field(default_factory=list)
-    pages: TextPages | None = None
-    """A streamed answer's pages (``outer`` is their box, ``content`` the first page)."""
+    pages: TextPages | AppendedText | None = None
+    """A streamed answer's widgets (``outer`` holds their box, ``content`` is the first)."""
 
     def all(self) -> list[Any]:
         return [self.outer, self.content, *self.extra, *(self.pages.widgets if self.pages else [])]
@@ -85,6 +94,7 @@ class WidgetAgentView:
         max_updates_per_s: float = 25.0,
         max_messages_per_s: float = 25.0,
         clock: Callable[[], float] = time.monotonic,
+        page_widgets: bool = False,
     ) -> None:
         import ipywidgets as w
 
@@ -92,11 +102,20 @@ class WidgetAgentView:
         self.state = state
         self._status = status
         self._clock = clock
+        self.page_widgets = page_widgets
+        """Every connected page draws the extension's widgets: appended text, a page-ticked clock."""
         self._shared, created = _shared_widgets()
         snapshot = status()
+        self._status_sent = (snapshot, clock())
         self.status_widget = w.HTML(value=status_html(snapshot), layout=self._shared["layout"], style=self._shared["html_style"])
-        self.clock_widget = w.HTML(value=clock_html(snapshot), layout=self._shared["layout"], style=self._shared["html_style"])
+        self.clock_widget: Any
         """The status line's elapsed time: all that changes every second while text streams."""
+        if page_widgets:
+            from nb_agent.jupyter.view.page_widgets import PageClock
+
+            self.clock_widget = PageClock(elapsed=state.elapsed, layout=self._shared["layout"])  # any thread may ask
+        else:
+            self.clock_widget = w.HTML(value=clock_html(snapshot), layout=self._shared["layout"], style=self._shared["html_style"])
         self.status_row = w.HBox(children=[self.status_widget, self.clock_widget], layout=self._shared["layout"])
         self.stylesheet = w.HTML(value=stylesheet(live_rules()), layout=self._shared["hidden_layout"], style=self._shared["html_style"])
         """The classes of what is re-sent often (status line, thinking), defined once per view."""
@@ -214,8 +233,7 @@ class WidgetAgentView:
     # --- rendering --------------------------------------------------------------------
     def _render(self, key: Hashable) -> int:
         if key == STATUS_KEY:
-            snapshot = self._status()
-            return set_value(self.status_widget, status_html(snapshot)) + set_value(self.clock_widget, clock_html(snapshot))
+            return self._render_status()
         if key == STRUCTURE_KEY:
             return self._sync_children()
         item = self._items.get(key)  # type: ignore[arg-type]
@@ -232,6 +250,15 @@ class WidgetAgentView:
             sent += self._sync_approval(item, widgets)
         return sent
 
+    def _render_status(self) -> int:
+        snapshot, now = self._status(), self._clock()
+        sent = 0 if self.page_widgets else set_value(self.clock_widget, clock_html(snapshot))
+        shown, shown_at = self._status_sent
+        if estimate_only(shown, snapshot) and now - shown_at < ESTIMATE_INTERVAL_S:
+            return sent
+        self._status_sent = (snapshot, now)
+        return sent + set_value(self.status_widget, status_html(snapshot))
+
     def _html(self, item: Item) -> str:
         if isinstance(item, TextBlock):
             return item.stream.html()
@@ -245,17 +272,14 @@ class WidgetAgentView:
 
     def _create(self, item: Item) -> int:
         w = self._w
-        if isinstance(item, TextBlock):  # an answer or thinking: paged, see TextPages
-            pages = TextPages(
-                new_html=self._new_html,
-                new_box=lambda children: w.VBox(children=children, layout=self._shared["layout"]),
-                clock=self._clock,
-            )
+        if isinstance(item, TextBlock):  # an answer or thinking: appended, or paged (see TextPages)
+            pages = self._text_widgets()
             outer = pages.box
             if item.kind == "thinking":
                 outer = w.Accordion(children=[pages.box], titles=("Thinking",), selected_index=None, layout=self._shared["layout"])
-            self._widgets[item.key] = _ItemWidgets(outer=outer, content=pages.pages[0], pages=pages)
-            return (3 if outer is not pages.box else 2) * WIDGET_COST + pages.render(item.stream)
+            self._widgets[item.key] = _ItemWidgets(outer=outer, content=pages.widgets[-1], pages=pages)
+            opened = len(pages.widgets) + (outer is not pages.box)
+            return opened * WIDGET_COST + pages.render(item.stream)
         content = self._new_html(self._html(item))
         if isinstance(item, ToolCall):
             outer = w.VBox(children=[content], layout=self._shared["layout"])
@@ -263,6 +287,17 @@ class WidgetAgentView:
             return 2 * WIDGET_COST + self._sync_approval(item, self._widgets[item.key])
         self._widgets[item.key] = _ItemWidgets(outer=content, content=content)
         return WIDGET_COST
+
+    def _text_widgets(self) -> TextPages | AppendedText:
+        if self.page_widgets:
+            from nb_agent.jupyter.view.page_widgets import StreamText
+
+            return AppendedText(widget=StreamText(layout=self._shared["layout"]), clock=self._clock)
+        return TextPages(
+            new_html=self._new_html,
+            new_box=lambda children: self._w.VBox(children=children, layout=self._shared["layout"]),
+            clock=self._clock,
+        )
 
     def _sync_children(self) -> int:
         children = [self.stylesheet, *(self._widgets[i.key].outer for i in self.state.items if i.key in self._widgets)]

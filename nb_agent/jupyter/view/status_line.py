@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nb_agent.jupyter.html import Html, el
 from nb_agent.jupyter.view import theme
@@ -37,6 +37,12 @@ class StatusSnapshot:
     @property
     def context_percent(self) -> float:
         return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
+
+
+def estimate_only(shown: StatusSnapshot, now: StatusSnapshot) -> bool:
+    """Whether the line of ``now`` differs from the line of ``shown`` only by the estimate of
+    the output still streaming (and the elapsed time, which is not on the line)."""
+    return now.output_estimated and replace(now, output_tokens=shown.output_tokens, elapsed_s=shown.elapsed_s) == shown
 
 
 def tokens(n: int) -> str:

@@ -1,0 +1,141 @@
+"""A streamed answer reaches a page that has the extension's widgets as appends: each chunk
+of its HTML is sent once, an update carries what is new and the tail, and the clock is
+ticked by the page. A page without them (or no page: nbclient, VS Code) gets the stock HTML
+widgets, pages of the answer. A page that loads the widget mid-run (a reload: its widget
+manager asks the kernel for the widget's state) gets the whole answer so far."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+from ipywidgets._version import __control_protocol_version__ as CONTROL_PROTOCOL
+
+from nb_agent.jupyter.html import markdown
+from nb_agent.testing import Reply, text
+
+PARAGRAPH = "Paragraph {i} has **bold** words, `code` and an escaped <tag> & sign. " * 6
+ANSWER = "\n\n".join(
+    [
+        *(PARAGRAPH.format(i=i).strip() for i in range(6)),
+        "- one item\n- another item",
+        "```python\nprint('fenced')\n```",
+        *(PARAGRAPH.format(i=i).strip() for i in range(6, 12)),
+    ]
+)
+STREAM_TEXT = "StreamTextModel"
+
+
+def _opened(execution: Any, model_name: str) -> list[str]:
+    return [
+        m["content"]["comm_id"]
+        for m in execution.of_type("comm_open")
+        if m["content"].get("data", {}).get("state", {}).get("_model_name") == model_name
+    ]
+
+
+def _custom(execution: Any, comm_id: str) -> list[dict[str, Any]]:
+    return [
+        m["content"]["data"]["content"]
+        for m in execution.of_type("comm_msg")
+        if m["content"]["comm_id"] == comm_id and m["content"]["data"].get("method") == "custom"
+    ]
+
+
+def _stream(kernel: Any, prompt: str) -> Any:
+    kernel.server.script.add(Reply(content=[text(ANSWER)], chunk_size=7, stream_duration=1.5))
+    return kernel.start(f"%%agent --new\n{prompt}")
+
+
+def test_a_page_with_the_widgets_gets_appends(kernel, live_case):
+    live_case.page(widgets=1)
+    run = kernel.wait(_stream(kernel, "write a long answer"))
+    assert run.status == "ok", run.errors
+    (comm_id,) = _opened(run, STREAM_TEXT)
+    messages = _custom(run, comm_id)
+    assert len(messages) > 2, messages  # it streamed: several updates, not one at the end
+    chunks: list[str] = []
+    for message in messages:
+        assert message["count"] == len(chunks), "a chunk was sent again"
+        chunks += message["append"]
+    # the chunks are the answer's HTML (the kernel's one layer), each sent once, in order; the
+    # run's static rendering then replaces the view with the whole answer
+    shown = "".join(chunks)
+    assert len(chunks) >= 2 and markdown(ANSWER).startswith(shown), (len(chunks), shown)
+    assert "&lt;tag&gt; &amp; sign" in shown and "<strong>bold</strong>" in shown and "<li>one item</li>" in shown
+    assert "Paragraph 11 has" in run.final_bundle["text/html"]
+    # no stock HTML widget carried the answer, and the clock is the page's (never updated)
+    assert not any("Paragraph 3" in value for value in kernel.widgets.values)
+    (clock,) = _opened(run, "PageClockModel")
+    assert not [m for m in run.of_type("comm_msg") if m["content"]["comm_id"] == clock]
+
+
+def test_without_the_widgets_the_answer_is_pages_of_html(kernel, live_case):
+    live_case.page()  # an older page, or a JupyterLab without ipywidgets: hello says no widgets
+    run = kernel.wait(_stream(kernel, "write a long answer"))
+    assert run.status == "ok", run.errors
+    assert not _opened(run, STREAM_TEXT) and not _opened(run, "PageClockModel")
+    pages = [s for s in kernel.widgets.closed.values() if s.get("_model_name") == "HTMLModel" and "Paragraph" in s.get("value", "")]
+    assert len(pages) > 1, "the answer was not paged"
+    assert "Paragraph 0 has" in pages[0]["value"] and "Paragraph 11 has" in run.final_bundle["text/html"]
+
+
+def test_one_page_without_the_widgets_means_stock_widgets_for_all(kernel, live_case):
+    live_case.page(widgets=1)
+    live_case.page()
+    run = kernel.wait(_stream(kernel, "write a long answer"))
+    assert run.status == "ok", run.errors
+    assert not _opened(run, STREAM_TEXT)
+
+
+def test_a_page_that_loads_the_widget_mid_run_gets_the_answer_so_far(kernel, live_case):
+    live_case.page(widgets=1)
+    run = _stream(kernel, "write a long answer")
+    kernel.wait_for(run, lambda: bool(_opened(run, STREAM_TEXT)) and len(_custom(run, _opened(run, STREAM_TEXT)[0])) >= 2)
+    (comm_id,) = _opened(run, STREAM_TEXT)
+    (clock_id,) = _opened(run, "PageClockModel")
+    states: list[dict[str, Any]] = []
+    clock_states: list[dict[str, Any]] = []
+
+    def answer(message: dict[str, Any]) -> None:
+        data = message["content"].get("data") or {}
+        if message["msg_type"] == "comm_msg" and data.get("method") == "update":
+            if message["content"].get("comm_id") == comm_id:
+                states.append(data["state"])
+            elif message["content"].get("comm_id") == clock_id:
+                clock_states.append(data["state"])
+
+    control = uuid.uuid4().hex
+
+    def control_reply(message: dict[str, Any]) -> None:
+        data = message["content"].get("data") or {}
+        if message["msg_type"] == "comm_msg" and message["content"].get("comm_id") == control and data.get("method") == "update_states":
+            states.append(data["states"][comm_id]["state"])
+            clock_states.append(data["states"][clock_id]["state"])
+
+    kernel.observers += [answer, control_reply]
+    try:
+        # what a reloaded page's widget manager asks first: every widget's state, over its control comm
+        opening = {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}}
+        kernel.kc.shell_channel.send(kernel.kc.session.msg("comm_open", opening, metadata={"version": CONTROL_PROTOCOL}))
+        kernel.send_comm(control, {"method": "request_states"})
+        kernel.wait_for(run, lambda: bool(states) and bool(clock_states))
+        # and, widget by widget, what an older manager asks
+        kernel.send_comm(comm_id, {"method": "request_state"})
+        kernel.send_comm(clock_id, {"method": "request_state"})
+        kernel.wait_for(run, lambda: len(states) >= 2 and len(clock_states) >= 2)
+        # a page that missed an update asks again: the same whole state
+        kernel.send_comm(comm_id, {"method": "custom", "content": {"event": "resync"}})
+        kernel.wait_for(run, lambda: len(states) >= 3)
+        kernel.wait(run)
+    finally:
+        kernel.observers.remove(answer)
+        kernel.observers.remove(control_reply)
+    assert run.status == "ok", run.errors
+    assert clock_states[0]["elapsed_s"] > 0 and clock_states[0]["_model_name"] == "PageClockModel"
+    for state in states:
+        so_far = "".join(state["chunks"]) + state["tail"]
+        assert state["chunks"] and so_far.startswith("<p>Paragraph 0 has"), state
+        assert markdown(ANSWER).startswith("".join(state["chunks"]))  # the chunks are the answer's beginning
+        assert state["_model_name"] == STREAM_TEXT and re.search(r"Paragraph \d+", state["tail"] or state["chunks"][-1])
