@@ -57,10 +57,12 @@ function htmlWidgetContent(el: HTMLElement): HTMLDivElement {
 }
 
 export class StreamTextModel extends DOMWidgetModel {
+  // Set in initialize(), which Backbone's constructor calls: an initializer here would run
+  // after it and wipe the state a reloaded page's model is made with.
   /** The chunks the page has (the state's, then each message's). */
-  chunks: string[] = [];
-  tail = '';
-  private resyncing = false;
+  chunks!: string[];
+  tail!: string;
+  private resyncing!: boolean;
 
   defaults(): ObjectHash {
     return {
