@@ -2,11 +2,13 @@
  * The extension's widgets (nb_agent/jupyter/view/page_widgets.py is their kernel side):
  *
  * - StreamText: a streamed answer the kernel appends to. Its state is `chunks` (HTML of the
- *   stable Markdown chunks so far) and `tail` (HTML of the text after them); a custom message
- *   `{count, append, tail}` says "chunks from `count` on are `append`, the tail is `tail`",
- *   so an update carries what is new, not the whole answer. A message whose `count` is past
- *   what the model has (one was missed: a page that loaded the widget mid-run) makes the
- *   model ask the kernel for its whole state (`{event: 'resync'}`).
+ *   stable Markdown chunks so far), `tail` (HTML of the text after them) and `seq`; a custom
+ *   message `{seq, count, append, tail}` says "chunks from `count` on are `append`, the tail
+ *   is `tail`", so an update carries what is new, not the whole answer. The tail and a new
+ *   chunk may come as an edit of the previous tail, `[keep from its start, keep from its end,
+ *   middle]`: the kernel's HTML string again, spliced, never made here. A message whose `seq`
+ *   skips one (a page that loaded the widget mid-run) makes the model ask the kernel for its
+ *   whole state (`{event: 'resync'}`); one the state already held is dropped.
  * - PageClock: the run's elapsed time, told once (`elapsed_s`) and counted on here.
  *
  * The HTML is the kernel's (nb_agent/jupyter/html.py, its one escaping layer). The page
@@ -28,6 +30,24 @@ import { WIDGET_MODULE, WIDGETS_VERSION } from './widgetNames';
 
 const MODULE_VERSION = `${WIDGETS_VERSION}.0.0`;
 const CLOCK_TICK_MS = 1000;
+
+function isIndex(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** A part of a message: the kernel's HTML, or an edit of the previous tail (null: malformed). */
+function resolve(previous: string, part: unknown): string | null {
+  if (typeof part === 'string') {
+    return part;
+  }
+  if (Array.isArray(part) && part.length === 3) {
+    const [start, end, middle] = part as unknown[];
+    if (isIndex(start) && isIndex(end) && start + end <= previous.length && typeof middle === 'string') {
+      return previous.slice(0, start) + middle + previous.slice(previous.length - end);
+    }
+  }
+  return null;
+}
 
 function strings(value: unknown): string[] | null {
   return Array.isArray(value) && value.every(item => typeof item === 'string') ? (value as string[]) : null;
@@ -62,6 +82,8 @@ export class StreamTextModel extends DOMWidgetModel {
   /** The chunks the page has (the state's, then each message's). */
   chunks!: string[];
   tail!: string;
+  /** The last kernel message this model holds (the state's, then each message's). */
+  seq!: number;
   private resyncing!: boolean;
 
   defaults(): ObjectHash {
@@ -74,7 +96,8 @@ export class StreamTextModel extends DOMWidgetModel {
       _view_module: WIDGET_MODULE,
       _view_module_version: MODULE_VERSION,
       chunks: [],
-      tail: ''
+      tail: '',
+      seq: 0
     };
   }
 
@@ -82,7 +105,7 @@ export class StreamTextModel extends DOMWidgetModel {
     super.initialize(attributes, options);
     this.adoptState();
     // The whole state (request_state's answer, a resync, a reshow): what the kernel has now.
-    this.on('change:chunks change:tail', this.adoptState, this);
+    this.on('change:chunks change:tail change:seq', this.adoptState, this);
     // After any state update still being applied: messages are handled in the order sent.
     this.on('msg:custom', (content: unknown) => {
       this.state_change = this.state_change.then(() => this.apply(content));
@@ -93,27 +116,37 @@ export class StreamTextModel extends DOMWidgetModel {
     this.chunks = [...(strings(this.get('chunks')) ?? [])];
     const tail = this.get('tail');
     this.tail = typeof tail === 'string' ? tail : '';
+    const seq = this.get('seq');
+    this.seq = isIndex(seq) ? seq : 0;
     this.resyncing = false;
     this.trigger('stream:reset');
   }
 
   private apply(content: unknown): void {
-    const message = (content ?? {}) as { count?: unknown; append?: unknown; tail?: unknown };
-    const count = message.count;
-    const append = strings(message.append);
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || !append || typeof message.tail !== 'string') {
+    const message = (content ?? {}) as { seq?: unknown; count?: unknown; append?: unknown; tail?: unknown };
+    const { seq, count } = message;
+    if (!isIndex(seq) || !isIndex(count) || !Array.isArray(message.append) || seq <= this.seq) {
+      return; // not ours, or already in the state this model was made from
+    }
+    const previous = this.tail;
+    const append = message.append.map(part => resolve(previous, part));
+    const tail = resolve(previous, message.tail);
+    const chunks = strings(append);
+    if (seq !== this.seq + 1 || count > this.chunks.length || !chunks || tail === null) {
+      this.askState(); // one was missed: what the kernel has now
       return;
     }
-    if (count > this.chunks.length) {
-      if (!this.resyncing) {
-        this.resyncing = true;
-        this.send({ event: 'resync' }, {});
-      }
-      return;
+    this.seq = seq;
+    this.chunks = this.chunks.slice(0, count).concat(chunks);
+    this.tail = tail;
+    this.trigger('stream:append', count, chunks);
+  }
+
+  private askState(): void {
+    if (!this.resyncing) {
+      this.resyncing = true;
+      this.send({ event: 'resync' }, {});
     }
-    this.chunks = this.chunks.slice(0, count).concat(append);
-    this.tail = message.tail;
-    this.trigger('stream:append', count, append);
   }
 }
 

@@ -1,11 +1,13 @@
 """A streamed answer shown by one :class:`~nb_agent.jupyter.view.page_widgets.StreamText`:
 each update sends the stable Markdown chunks that are new and the tail, nothing else.
 
-What an update costs beyond the new text is a message's envelope and the tail it re-sends
-(the rendering of the paragraph being written, which changes as it grows). An update is
-therefore sent once the text that came since the last one is at least that much
-(:data:`ENVELOPE_BYTES` + the tail last sent): what is sent again never outweighs what is
-new, so a block costs at most about twice its HTML however fast it streams. A slow stream
+What an update costs beyond the new text is a message's envelope and what it sends again
+of the tail (the rendering of the paragraph being written, which changes as it grows: sent
+as an edit of the previous tail when it can be, whole when it cannot). An update is
+therefore sent once the text that came since the last one is at least
+:data:`ENVELOPE_BYTES` plus the tail last sent (what a whole tail costs): what is sent again
+never outweighs what is new, so a block costs at most about twice its HTML however fast it
+streams, and about its HTML plus the envelopes when the tail goes as edits. A slow stream
 still shows what is new every :data:`MAX_WAIT_S`. A finished block's exact final text after
 the chunks already sent replaces the tail, rendered whole, once.
 """

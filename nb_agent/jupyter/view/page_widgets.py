@@ -8,10 +8,14 @@ message a second. These two carry only what is new:
 - :class:`StreamText` holds a block's HTML as *chunks* (the rendered stable Markdown
   chunks, see :class:`~nb_agent.jupyter.view.markdown_stream.MarkdownStream`) and a *tail*
   (the rendering of the text after the last chunk). An update is one custom message,
-  ``{"count": n, "append": [...], "tail": "..."}``: "chunks from index ``n`` on are these
-  (the ones before stay), the tail is this". The page inserts each chunk's HTML as the
-  stock HTML widget inserts its value (``innerHTML``); all of it is made by
-  :mod:`nb_agent.jupyter.html`, nothing is made in the page.
+  ``{"seq": k, "count": n, "append": [...], "tail": ...}``: "chunks from index ``n`` on are
+  these (the ones before stay), the tail is this". The tail, and a new chunk (usually the
+  paragraph the tail was), may be given as an *edit of the previous tail*, ``[kept from its
+  start, kept from its end, what goes between]``: a paragraph being written then costs what
+  was added to it, not its whole rendering again. The result is the kernel's HTML string,
+  character for character (:func:`tail_edit` checks nothing else could come out); all of it
+  is made by :mod:`nb_agent.jupyter.html`, and the page renders it with JupyterLab's
+  text/html renderer. ``seq`` numbers the messages: a page that sees one skipped asks again.
 - :class:`PageClock` is told the run's elapsed time when it is made; the page counts on
   from there.
 
@@ -28,6 +32,8 @@ widgets (:mod:`nb_agent.jupyter.view.text_pages`).
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +44,24 @@ from nb_agent.jupyter.html import Html, join
 from nb_agent.jupyter.live.names import WIDGET_MODULE, WIDGETS_VERSION
 
 MODULE_VERSION = f"^{WIDGETS_VERSION}.0.0"
+MIN_KEPT = 40
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+"""An edit of the tail is sent instead of the new HTML when it keeps at least this much."""
+
+
+def tail_edit(old: str, new: str) -> str | list[Any]:
+    """``new`` as the page gets it: itself, or ``[a, b, middle]`` with
+    ``old[:a] + middle + old[len(old) - b:] == new`` when that keeps at least :data:`MIN_KEPT`."""
+    if _ASTRAL.search(old) or _ASTRAL.search(new):
+        return new  # the page counts UTF-16 units: past U+FFFF its offsets would not be these
+    start = len(os.path.commonprefix([old, new]))
+    room = min(len(old), len(new)) - start
+    end = 0
+    while end < room and old[-1 - end] == new[-1 - end]:
+        end += 1
+    if start + end < MIN_KEPT:
+        return new
+    return [start, end, new[start : len(new) - end]]
 
 
 class _PageWidget(w.DOMWidget):
@@ -74,19 +98,24 @@ class StreamText(_PageWidget):
     def __init__(self, **kwargs: Any) -> None:
         self.chunks: list[Html] = []
         self.tail: Html = join([])
+        self.seq = 0
+        """Messages sent (the state says how many it includes)."""
         super().__init__(**kwargs)
 
     def _live_state(self) -> dict[str, Any]:
-        return {"chunks": list(self.chunks), "tail": str(self.tail)}
+        return {"chunks": list(self.chunks), "tail": str(self.tail), "seq": self.seq}
 
     def update(self, count: int, chunks: Sequence[Html], tail: Html) -> int:
         """Chunks from index ``count`` on become ``chunks``, the tail ``tail``: one message
         (none when nothing changes). Returns the messages sent."""
         if count == len(self.chunks) and not chunks and tail == self.tail:
             return 0
+        old = str(self.tail)
         self.chunks[count:] = chunks
         self.tail = tail
-        self.send({"count": count, "append": [str(chunk) for chunk in chunks], "tail": str(tail)})
+        self.seq += 1
+        appended = [tail_edit(old, str(chunk)) if i == 0 else str(chunk) for i, chunk in enumerate(chunks)]
+        self.send({"seq": self.seq, "count": count, "append": appended, "tail": tail_edit(old, str(tail))})
         return 1
 
     @property

@@ -13,6 +13,7 @@ from typing import Any
 from ipywidgets._version import __control_protocol_version__ as CONTROL_PROTOCOL
 
 from nb_agent.jupyter.html import markdown
+from nb_agent.jupyter.view.page_widgets import tail_edit
 from nb_agent.testing import Reply, text
 
 PARAGRAPH = "Paragraph {i} has **bold** words, `code` and an escaped <tag> & sign. " * 6
@@ -43,6 +44,31 @@ def _custom(execution: Any, comm_id: str) -> list[dict[str, Any]]:
     ]
 
 
+def _resolve(previous: str, part: Any) -> str:
+    """What the page does with a part of a message (labextension/src/streamWidgets.ts)."""
+    if isinstance(part, str):
+        return part
+    start, end, middle = part
+    assert start + end <= len(previous)
+    return previous[:start] + middle + previous[len(previous) - end :]
+
+
+def test_an_edit_of_the_tail_gives_the_kernels_html_back():
+    paragraph = "<p>" + "word " * 30
+    for old, new in [
+        (paragraph + "</p>\n", paragraph + "more words</p>\n"),
+        (paragraph + "</p>\n", "<p>short</p>\n"),
+        ("", paragraph),
+        (paragraph + "x</p>", paragraph + "</p>"),
+        (paragraph + "\U0001f600</p>", paragraph + "\U0001f600 and more</p>"),
+    ]:
+        sent = tail_edit(old, new)
+        assert _resolve(old, sent) == new
+        if "\U0001f600" in new:
+            assert sent == new  # offsets past U+FFFF differ in the page's UTF-16 strings: sent whole
+    assert tail_edit(paragraph + "</p>\n", paragraph + "more</p>\n") == [len(paragraph), 5, "more"]
+
+
 def _stream(kernel: Any, prompt: str) -> Any:
     kernel.server.script.add(Reply(content=[text(ANSWER)], chunk_size=7, stream_duration=1.5))
     return kernel.start(f"%%agent --new\n{prompt}")
@@ -56,9 +82,13 @@ def test_a_page_with_the_widgets_gets_appends(kernel, live_case):
     messages = _custom(run, comm_id)
     assert len(messages) > 2, messages  # it streamed: several updates, not one at the end
     chunks: list[str] = []
-    for message in messages:
-        assert message["count"] == len(chunks), "a chunk was sent again"
-        chunks += message["append"]
+    tail = ""
+    for seq, message in enumerate(messages, 1):
+        assert message["seq"] == seq and message["count"] == len(chunks), "a chunk was sent again"
+        chunks += [_resolve(tail, part) for part in message["append"]]
+        tail = _resolve(tail, message["tail"])
+    # the paragraph being written travelled as what was added to it, not whole each time
+    assert any(isinstance(message["tail"], list) for message in messages), messages
     # the chunks are the answer's HTML (the kernel's one layer), each sent once, in order; the
     # run's static rendering then replaces the view with the whole answer
     shown = "".join(chunks)
