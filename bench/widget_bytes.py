@@ -9,7 +9,16 @@ kernel renders it with the live widget view; every comm message (open, update, c
 cell sends on iopub is counted with its JSON content and binary buffers. Target: at most
 3× the answer's own size.
 
-    python bench/widget_bytes.py [--real-pace 400]
+Each pace is run on both of the view's paths:
+
+- ``stock widgets``: no notebook page is connected (nbclient, VS Code, a JupyterLab without
+  the extension): the answer is pages of ipywidgets HTML widgets and the kernel sends the clock;
+- ``page widgets``: a page connected that announced the extension's widgets in its ``hello``
+  (``nb_agent.testing.live_page.FakeLivePage`` says what the extension says; there is no
+  browser here): the answer is sent as appends and the page ticks the clock. The page is this
+  tree's fake, for both versions: a version without those widgets ignores what it announces.
+
+    python bench/widget_bytes.py [--real-pace 400] [--before REF]
 """
 
 from __future__ import annotations
@@ -20,8 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from compare import main
-from widget_rate import CHUNK, COMM_TYPES, answer_text, start_kernel
+from compare import main, module_of_this_tree
+from widget_rate import ANSWER_CHARS, CHUNK, COMM_TYPES, answer_text, start_kernel
 
 PACED_S = 10.0
 
@@ -45,6 +54,15 @@ def _comm_bytes(kc: Any, code: str, timeout: float = 180) -> tuple[int, int, str
             return count, size, reply["content"]["status"]
 
 
+PATHS = ("stock widgets", "page widgets")
+
+
+def paces(args: argparse.Namespace) -> tuple[tuple[str, float], ...]:
+    """Each pace's label and the stream's duration in seconds (0: as fast as it comes)."""
+    real_pace_s = ANSWER_CHARS / args.real_pace
+    return (("fast", 0.0), (f"paced {PACED_S:.0f}s", PACED_S), (f"real pace {args.real_pace:.0f}/s", real_pace_s))
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     from nb_agent.testing import FakeAnthropicServer, Reply, text
 
@@ -56,15 +74,20 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             assert _comm_bytes(kc, "%load_ext nb_agent")[2] == "ok"
             server.script.add(Reply(content=[text("warm")]))
             _comm_bytes(kc, "%%agent\nwarm up")  # first-run imports and widgets, not measured
-            real_pace_s = len(answer) / args.real_pace
-            paces = (("fast", 0.0), (f"paced {PACED_S:.0f}s", PACED_S), (f"real pace {args.real_pace:.0f}/s", real_pace_s))
-            for label, duration in paces:
-                server.script.add(Reply(content=[text(answer)], chunk_size=CHUNK, stream_duration=duration))
-                count, size, status = _comm_bytes(kc, "%%agent --new\nwrite the long answer")
-                assert status == "ok", status
-                figures[f"{label}: comm messages"] = count
-                figures[f"{label}: comm KB"] = size / 1000
-                figures[f"{label}: comm bytes / answer bytes"] = size / len(answer.encode())
+            for path in PATHS:
+                page = None
+                if path == "page widgets":
+                    page = module_of_this_tree("nb_agent/testing/live_page.py").FakeLivePage(kc, "bench.ipynb", [], widgets=1)
+                    page.open()
+                for label, duration in paces(args):
+                    server.script.add(Reply(content=[text(answer)], chunk_size=CHUNK, stream_duration=duration))
+                    count, size, status = _comm_bytes(kc, "%%agent --new\nwrite the long answer")
+                    assert status == "ok", status
+                    figures[f"{path}, {label}: comm messages"] = count
+                    figures[f"{path}, {label}: comm KB"] = size / 1000
+                    figures[f"{path}, {label}: comm bytes / answer bytes"] = size / len(answer.encode())
+                if page is not None:
+                    page._send("comm_close", {"comm_id": page.comm_id, "data": {}})
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
@@ -75,5 +98,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real-pace", type=float, default=400.0, help="characters a second of the real-pace run")
     args, _ = parser.parse_known_args()
-    targets = {f"{label}: comm bytes / answer bytes": "<= 3" for label in ("fast", f"paced {PACED_S:.0f}s", f"real pace {args.real_pace:.0f}/s")}
+    targets = {f"{path}, {label}: comm bytes / answer bytes": "<= 3" for path in PATHS for label, _ in paces(args)}
     main(measure, parser, targets=targets)
