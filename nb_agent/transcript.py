@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from io import BytesIO
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -88,24 +89,26 @@ def load_transcript(path: Path) -> LoadedTranscript:
     """Read a transcript; tombstoned messages are dropped, a torn line is skipped."""
     if not path.exists():
         raise TranscriptError(f"No transcript at {path}")
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
+    lines = BytesIO(path.read_bytes()).readlines()  # memchr per line: half the time of bytes.split
     loaded = LoadedTranscript(session_id=path.stem)
     cut: dict[str, Any] = {}
     """Messages a rewind took out of the conversation, by uuid (a redo puts them back)."""
-    validate, skip = MESSAGE_ADAPTER.validate_json, len(MESSAGE_KEY)
+    # The core validator itself: TypeAdapter.validate_json adds a Python call and keyword parsing per line.
+    validate, skip, whole = MESSAGE_ADAPTER.validator.validate_json, len(MESSAGE_KEY), is_message_line
     with collector_paused():
         for number, line in enumerate(lines, start=1):
-            message = None
-            if number > 1 and is_message_line(line):  # the first line also names the session
+            if number > 1 and whole(line):  # the first line also names the session
                 try:  # the message is the line's last key: validated from its own JSON, the rest unparsed
-                    message = validate(line[line.find(MESSAGE_KEY) + skip : -1])
+                    message = validate(line[line.find(MESSAGE_KEY) + skip : line.rfind(b"}")])
                 except ValueError:  # damaged, or not what this version writes: the slow path says why
                     pass
-            if message is None:
-                if not line.strip():
+                else:
+                    loaded.messages.append(message)
+                    loaded.message_lines += message.type in COUNTED_TYPES
                     continue
-                message = _read_line(line, number, len(lines), path, loaded, cut)
+            if not line.strip():
+                continue
+            message = _read_line(line, number, len(lines), path, loaded, cut)
             if message is not None:
                 loaded.messages.append(message)
                 loaded.message_lines += message.type in COUNTED_TYPES
@@ -120,7 +123,7 @@ def _read_line(line: bytes, number: int, count: int, path: Path, loaded: LoadedT
     try:
         entry = from_json(line)  # pydantic's parser: a third of json.loads's time
     except ValueError:
-        where = "last line" if number >= count - 1 else f"line {number}"
+        where = "last line" if number == count else f"line {number}"
         loaded.warnings.append(f"Skipped a damaged transcript entry ({where} of {path.name}); probably written while the kernel died.")
         return None
     loaded.session_id = entry.get("session_id", loaded.session_id)

@@ -18,9 +18,13 @@ COUNTED_TYPES = frozenset({"user", "assistant"})
 _COUNTED_STARTS = tuple(b'{"type": "%s"' % kind.encode() for kind in sorted(COUNTED_TYPES))
 
 
+_LINE_ENDS = (b"}", b"}\n")
+
+
 def is_message_line(line: bytes) -> bool:
-    """Whether ``line`` looks like a whole message line (nothing parsed)."""
-    return line.startswith(MESSAGE_LINE_START) and line.endswith(b"}")
+    """Whether ``line`` (with or without its newline) looks like a whole message line
+    (nothing parsed)."""
+    return line.startswith(MESSAGE_LINE_START) and line.endswith(_LINE_ENDS)
 
 
 def message_json(line: bytes) -> bytes | None:
@@ -28,7 +32,7 @@ def message_json(line: bytes) -> bytes | None:
     if not is_message_line(line):
         return None
     at = line.find(MESSAGE_KEY)
-    return None if at < 0 else line[at + len(MESSAGE_KEY) : -1]
+    return None if at < 0 else line[at + len(MESSAGE_KEY) : line.rfind(b"}")]
 
 
 def is_counted_message(line: bytes) -> bool:
