@@ -119,10 +119,17 @@ async def test_a_background_result_reaches_a_running_conversation_at_its_next_tu
     class Nothing(BaseModel):
         pass
 
+    waiting = asyncio.Event()
+
     async def wait_for_agents(_input, ctx):  # the main agent keeps working meanwhile
+        waiting.set()
         host = ctx.session.resources.subagents
         await asyncio.gather(*(r.task for r in host.background_runs()))
         return "waited"
+
+    async def hold(_input, ctx):  # the background agent's Read: it ends only once the main agent waits
+        await waiting.wait()
+        return "held"
 
     engine, script = make_agent_engine(
         {
@@ -131,9 +138,9 @@ async def test_a_background_result_reaches_a_running_conversation_at_its_next_tu
                 Reply(content=[tool_use("Wait", {}, id="toolu_wait")]),
                 Reply(content=[text("the background agent found 7 files")]),
             ],
-            "[bg]": [Reply(content=[text("background finding: 7 files")])],
+            "[bg]": [Reply(content=[tool_use("Read", {})]), Reply(content=[text("background finding: 7 files")])],
         },
-        tools=[RecordingTool("Read"), FunctionTool("Wait", wait_for_agents, Nothing, read_only=True)],
+        tools=[FunctionTool("Read", hold, Nothing, read_only=True), FunctionTool("Wait", wait_for_agents, Nothing, read_only=True)],
     )
     out = await collect(engine, "start it and carry on")
     assert out.result.subtype == "success"
