@@ -87,8 +87,6 @@ def test_a_page_with_the_widgets_gets_appends(kernel, live_case):
         assert message["seq"] == seq and message["count"] == len(chunks), "a chunk was sent again"
         chunks += [_resolve(tail, part) for part in message["append"]]
         tail = _resolve(tail, message["tail"])
-    # the paragraph being written travelled as what was added to it, not whole each time
-    assert any(isinstance(message["tail"], list) for message in messages), messages
     # the chunks are the answer's HTML (the kernel's one layer), each sent once, in order; the
     # run's static rendering then replaces the view with the whole answer
     shown = "".join(chunks)
@@ -99,6 +97,27 @@ def test_a_page_with_the_widgets_gets_appends(kernel, live_case):
     assert not any("Paragraph 3" in value for value in kernel.widgets.values)
     (clock,) = _opened(run, "PageClockModel")
     assert not [m for m in run.of_type("comm_msg") if m["content"]["comm_id"] == clock]
+
+
+def test_the_paragraph_being_written_travels_as_edits(kernel, live_case):
+    # one long paragraph: no chunk is ever stable, so every update after the first re-sends
+    # the tail, and each must go as what was added to it (whatever the timing of the updates)
+    answer = " ".join(f"word{i}" for i in range(900))  # plain words: any prefix renders as itself
+    live_case.page(widgets=1)
+    kernel.server.script.add(Reply(content=[text(answer)], chunk_size=7, stream_duration=1.5))
+    run = kernel.wait(kernel.start("%%agent --new\nwrite one long paragraph"))
+    assert run.status == "ok", run.errors
+    (comm_id,) = _opened(run, STREAM_TEXT)
+    messages = _custom(run, comm_id)
+    assert len(messages) >= 2, messages  # the first delta's update and the finished block's
+    tail = ""
+    for message in messages:
+        assert message["append"] == [] and message["count"] == 0, message
+        tail = _resolve(tail, message["tail"])
+    assert all(isinstance(message["tail"], list) for message in messages[1:]), messages
+    # spliced back, the edits give the kernel's rendering of what had streamed (the run's end
+    # replaces the view with the static rendering, so the last update may be of a part)
+    assert tail.startswith("<p>") and tail.endswith("</p>\n") and answer.startswith(tail[3:-5]) and len(tail) > 100, tail
 
 
 def test_without_the_widgets_the_answer_is_pages_of_html(kernel, live_case):
