@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing.routing import RoutedScript
 
 
 def agent_call(prompt: str, *, kind: str = "general-purpose", description: str = "list files", **extra):
@@ -67,13 +68,17 @@ def test_an_approval_asked_by_a_subagent_names_it_and_is_clicked(kernel):
     assert "**Agent** general-purpose “make marker” — done (1 tool call)" in markdown
 
 
-def test_background_agent_card_updates_after_the_cell_and_reports_next_time(kernel, requests_since):
-    kernel.server.script.add(
-        Reply(content=[agent_call("[bg] count lines slowly", description="count lines", run_in_background=True)]),
-        Reply(content=[text("Started a background agent.")]),
-        Reply(content=[tool_use("Bash", {"command": "sleep 1.5 && echo 3"})]),
-        Reply(content=[text("There are 3 lines.")]),
-    )
+def test_background_agent_card_updates_after_the_cell_and_reports_next_time(kernel, monkeypatch):
+    # the background agent and the main one call the model side by side: their turns are
+    # routed by the subagent's prompt, not taken from one queue in an order nobody controls
+    script = RoutedScript({
+        "": [
+            Reply(content=[agent_call("[bg] count lines slowly", description="count lines", run_in_background=True)]),
+            Reply(content=[text("Started a background agent.")]),
+        ],
+        "[bg]": [Reply(content=[tool_use("Bash", {"command": "sleep 1.5 && echo 3"})]), Reply(content=[text("There are 3 lines.")])],
+    })  # fmt: skip
+    monkeypatch.setattr(kernel.server, "script", script)
     run = kernel.run("%%agent\ncount in the background")
     assert run.status == "ok", run.errors
     assert "running in the background" in run.final_bundle["text/markdown"]
@@ -83,11 +88,11 @@ def test_background_agent_card_updates_after_the_cell_and_reports_next_time(kern
     kernel.wait_for(run, lambda: any("There are 3 lines." in json.dumps(m["content"]) for m in run.of_type("update_display_data")), timeout=30)
     final = [m for m in run.of_type("update_display_data") if "There are 3 lines." in json.dumps(m["content"])][-1]
     assert "Background agent general-purpose “count lines” — done (1 tool call)" in final["content"]["data"]["text/plain"]
-    kernel.server.script.add(Reply(content=[text("Noted: 3 lines.")]))
+    script.add(Reply(content=[text("Noted: 3 lines.")]))
     follow = kernel.run("%%agent\nanything new?")
     assert follow.status == "ok", follow.errors
-    assert "<task-notification>" in json.dumps(requests_since()[-1]["messages"])
-    assert "There are 3 lines." in json.dumps(requests_since()[-1]["messages"])
+    last = json.dumps(script.requests_by_route[""][-1]["messages"])
+    assert "<task-notification>" in last and "There are 3 lines." in last
     assert "Its final message was passed to the agent." in follow.final_bundle["text/markdown"]
     done = kernel.run("%agent tasks")
     assert "completed" in done.stdout
