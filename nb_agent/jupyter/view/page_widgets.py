@@ -45,8 +45,8 @@ from nb_agent.jupyter.live.names import WIDGET_MODULE, WIDGETS_VERSION
 
 MODULE_VERSION = f"^{WIDGETS_VERSION}.0.0"
 MIN_KEPT = 40
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 """An edit of the tail is sent instead of the new HTML when it keeps at least this much."""
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def tail_edit(old: str, new: str) -> str | list[Any]:
