@@ -58,13 +58,19 @@ class GatewayPage(NotebookPage):
         socket twice when the page connects (and after a restart), and the gateway drops one:
         the reply to the page's kernel_info request can be lost with it, and the status stays
         "unknown" or "starting" (JupyterLab's and the gateway's, not nb_agent's; without
-        nb_agent too). Meanwhile ask again, and now and then reconnect, as a user reloading would."""
+        nb_agent too). Meanwhile ask again, and now and then reconnect, as a user reloading would;
+        also when the status is stuck elsewhere (CI under load once kept one at neither idle nor
+        'unknown'/'starting' for two minutes after a restart) or the socket is not connected."""
         self.page.wait_for_function(
             f"""([name]) => {{
               const k = ({PAGE_JS})(name).panel.sessionContext.session.kernel;
-              if (['unknown', 'starting'].includes(k.status) && k.connectionStatus === 'connected') {{
+              if (k.status !== 'idle') {{
                 window.__settleAsks = (window.__settleAsks || 0) + 1;
-                if (window.__settleAsks % 5 === 0) k.reconnect(); else k.requestKernelInfo();
+                if (window.__settleAsks % 5 === 0 || k.connectionStatus !== 'connected') {{
+                  if (window.__settleAsks % 5 === 0) k.reconnect();
+                }} else {{
+                  k.requestKernelInfo();
+                }}
               }}
               return k.status === 'idle';
             }}""",
