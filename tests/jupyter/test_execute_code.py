@@ -154,3 +154,19 @@ def test_figures_enter_the_conversation_fitted_for_the_model(shell):
     decoded = Image.open(io.BytesIO(base64.b64decode(image["source"]["data"])))
     assert max(decoded.size) <= 1024  # not the 2000 px the figure was drawn at
     assert image["source"]["media_type"] == "image/" + decoded.format.lower()
+
+
+def test_lines_are_kept_only_for_code_that_can_run_again(shell):
+    import linecache
+
+    before = {name for name in linecache.cache if name.startswith("<agent-code-")}
+    result, content = _run(shell, "unit_d = 1\nraise KeyError('top level')")
+    assert result.is_error and "raise KeyError('top level')" in content  # read while the call ran
+    _run(shell, "print('nothing defined')")
+    assert {name for name in linecache.cache if name.startswith("<agent-code-")} == before
+
+    _run(shell, "def unit_e():\n    raise ValueError('later')")
+    _run(shell, "unit_f = [n * 2 for n in range(3)]")  # a comprehension's code: kept too
+    result, content = _run(shell, "unit_e()")
+    assert result.is_error and "raise ValueError('later')" in content  # the function's lines, after its call ended
+    assert len({name for name in linecache.cache if name.startswith("<agent-code-")} - before) == 2

@@ -35,6 +35,7 @@ import traceback
 from collections.abc import Callable
 from contextlib import contextmanager
 from inspect import CO_COROUTINE
+from types import CodeType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -315,6 +316,12 @@ def _compile_parts(tree: ast.Module, filename: str) -> tuple[Any, Any]:
     return body, expr
 
 
+def _defines_code(*codes: CodeType | None) -> bool:
+    """Whether running ``codes`` makes code that can run later (a function, lambda, class or
+    generator): its traceback, or ``inspect.getsource``, reads the call's lines then."""
+    return any(isinstance(const, CodeType) for code in codes if code is not None for const in code.co_consts)
+
+
 def _format_exception(exc: BaseException, filename: str) -> str:
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename != filename:
@@ -452,6 +459,11 @@ class ExecuteCode(Tool[ExecuteCodeInput]):
         finally:  # also when interrupted or cancelled: the checkpoint of a half-run call is kept
             computations.close(cancel=stopped)
             changes = watch.finish()
+            if not _defines_code(body, expr):
+                # Nothing of the call can run again, so its lines are not read again (its own
+                # traceback is formatted above). Kept for every call, a long session's entries
+                # stay behind %agent new and hold pymalloc arenas its peak opened.
+                linecache.cache.pop(filename, None)
         capture.final_progress()
         if interrupted or gate.fired:
             _collect_figures(figures_before, set())  # close what the code opened
