@@ -221,6 +221,7 @@ class KernelAgentSession:
             await CellRun(self, prompt, options).run()
         finally:
             self.running = False
+            self.last_state = None  # only stop_for_shutdown reads it, during a run
             self.frontend.clear()
             self.live.views.abandon()
 
