@@ -11,6 +11,7 @@ import difflib
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import cache
 from typing import NoReturn
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -169,7 +170,11 @@ def _positive_usd(text: str) -> float:
     return value
 
 
+@cache
 def cell_parser() -> argparse.ArgumentParser:
+    """Built once (parsing leaves it as it was): built per cell, with its help text, it left
+    some 400 objects in reference cycles that only the rare full collection frees, and a
+    long session's garbage raised the heap's peak (issue 24, ``bench/kernel_memory.py``)."""
     parser = _Parser(
         prog="%%agent",
         description="Ask the agent: the cell body is the prompt. Consecutive cells continue one conversation.",
@@ -205,6 +210,7 @@ def cell_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@cache
 def cell_usage() -> str:
     return cell_parser().format_help()
 
@@ -237,8 +243,7 @@ def split_invocation(line: str) -> tuple[str, str | None]:
 
 def parse_cell_options(line: str) -> CellOptions:
     """Parse the text after ``%%agent`` on the cell's first line."""
-    parser = cell_parser()
-    ns = parser.parse_args(split_line(line, usage=parser.format_help()))
+    ns = cell_parser().parse_args(split_line(line, usage=cell_usage()))
     return CellOptions(
         model=ns.model,
         permission_mode=ns.permission_mode,

@@ -119,3 +119,12 @@ def test_an_unknown_option_says_so_first_and_guesses_the_typo():
     first, *rest = rendered.splitlines()
     assert first.startswith("error: unrecognized arguments: --permision-mode") and "→ --permission-mode" in first
     assert len(rendered.splitlines()) < 12 and "--help lists every option" in rendered  # not 40 lines of help
+
+
+def test_the_parser_is_shared_but_each_cells_options_are_its_own():
+    from nb_agent.jupyter.options import cell_parser, parse_cell_options
+
+    first = parse_cell_options("--allow Read")
+    first.allow.append("Bash")
+    assert parse_cell_options("").allow == [] and parse_cell_options("--allow Edit").allow == ["Edit"]
+    assert cell_parser() is cell_parser()
