@@ -7,12 +7,10 @@ accumulation and loop code.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
-import anthropic
-from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types import RawMessageStreamEvent
 
 
 class ModelTransport(Protocol):
@@ -51,14 +49,7 @@ class AnthropicTransport:
         return self._client
 
     async def stream(self, request: dict[str, Any]) -> AsyncIterator[RawMessageStreamEvent]:
-        client = self.client
-        if type(client) is anthropic.AsyncAnthropic:
-            response = await client.post(
-                "/v1/messages", cast_to=Message, content=_json_body({**request, "stream": True}), stream=True,
-                stream_cls=anthropic.AsyncStream[RawMessageStreamEvent],
-            )  # fmt: skip
-        else:  # a cloud client reads the body as data to build its URL (the model, the stream flag)
-            response = await client.messages.create(**request, stream=True)
+        response = await self.client.messages.create(**request, stream=True)
         try:
             async for event in response:
                 yield event
@@ -67,14 +58,3 @@ class AnthropicTransport:
 
     async def create(self, request: dict[str, Any]) -> Any:
         return await self.client.messages.create(**request)
-
-
-def _json_body(request: dict[str, Any]) -> bytes:
-    """The request as the SDK would send it (compact UTF-8 JSON).
-
-    Given as data, the SDK first copies every dict and list of it (the whole conversation,
-    on every request) before encoding it: in a long session those small objects made the
-    peak that opened new pymalloc arenas, which objects kept by the kernel then hold after
-    ``%agent new`` (``bench/kernel_memory.py``). Sent as content, it is encoded once.
-    """
-    return json.dumps(request, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
