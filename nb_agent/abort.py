@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Generic, TypeVar
 
@@ -34,6 +35,12 @@ class AbortSignal:
     def reason(self) -> str | None:
         return self._reason
 
+    @property
+    def listener_count(self) -> int:
+        """How many callbacks wait for the abort: what this signal keeps alive."""
+        with self._lock:
+            return len(self._callbacks)
+
     def add_callback(self, callback: Callable[[str], object]) -> Callable[[], None]:
         """Call ``callback(reason)`` on abort (at once if already aborted); returns a remover."""
         with self._lock:
@@ -44,10 +51,14 @@ class AbortSignal:
                 self._callbacks[key] = callback
         if reason is not None:
             callback(reason)
+        # Weak: the remover is often kept by the callback's owner (a child controller), and a
+        # strong reference back would tie the two into a cycle only a full collection frees.
+        signal = weakref.ref(self)
 
         def remove() -> None:
-            with self._lock:
-                self._callbacks.pop(key, None)
+            if (alive := signal()) is not None:
+                with alive._lock:
+                    alive._callbacks.pop(key, None)
 
         return remove
 
@@ -90,15 +101,28 @@ class AbortController:
 
     def __init__(self) -> None:
         self.signal = AbortSignal()
+        self._detach: Callable[[], None] | None = None
 
     def abort(self, reason: str = "Interrupted by user") -> None:
         self.signal._fire(reason)
 
     def child(self) -> AbortController:
-        """A controller that aborts when this one does (e.g. the sibling-abort of a tool batch)."""
+        """A controller that aborts when this one does (e.g. the sibling-abort of a tool batch).
+
+        Until :meth:`detach`, the parent holds the child (and whatever listens to it): detach a
+        child whose work is done, or a long-lived parent (a run's, a session's) keeps every
+        child it ever made.
+        """
         child = AbortController()
-        self.signal.add_callback(child.abort)
+        child._detach = self.signal.add_callback(child.abort)
         return child
+
+    def detach(self) -> None:
+        """Stop following the parent's abort (the child's work is done). Idempotent; a no-op
+        for a controller that is not a child."""
+        detach, self._detach = self._detach, None
+        if detach is not None:
+            detach()
 
 
 class AbortableStream(Generic[T]):

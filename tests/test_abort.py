@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -90,3 +92,27 @@ async def test_a_foreign_cancellation_still_propagates():
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+def test_a_detached_child_no_longer_follows_its_parent():
+    parent = AbortController()
+    done, running = parent.child(), parent.child()
+    assert parent.signal.listener_count == 2
+    done.detach()
+    done.detach()  # idempotent
+    assert parent.signal.listener_count == 1
+    parent.abort("stop")
+    assert running.signal.reason == "stop" and not done.signal.aborted
+    AbortController().detach()  # not a child: nothing to undo
+
+
+def test_parent_and_child_hold_no_cycle_between_them():
+    parent = AbortController()
+    child = parent.child()
+    child_signal = weakref.ref(child.signal)
+    gc.disable()
+    try:
+        del parent, child  # reference counting alone frees both: no full collection needed
+        assert child_signal() is None
+    finally:
+        gc.enable()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -75,7 +75,8 @@ class StreamingToolExecutor:
         self._deps = deps
         self._max_concurrency = max_concurrency or max_tool_concurrency()
         self._run_abort = ctx.abort_controller
-        self._sibling_abort: AbortController = ctx.abort_controller.child()
+        self._sibling: AbortController | None = None
+        """Made when the first tool starts, detached from the run's controller by :meth:`close`."""
         self._tools: list[TrackedTool] = []
         self._changed = asyncio.Event()
         self._discarded = False
@@ -125,6 +126,17 @@ class StreamingToolExecutor:
             if t.task is not None and not t.task.done():
                 t.task.cancel()
         self._changed.set()
+        self.close()
+
+    def close(self) -> None:
+        """Stop following the run's abort: the turn's tools are all done (or dropped).
+
+        Without it the run's controller would hold every turn's sibling controller until the
+        run ends. Idempotent; a tool started afterwards gets a new sibling controller.
+        """
+        sibling, self._sibling = self._sibling, None
+        if sibling is not None:
+            sibling.detach()
 
     # --- scheduling -------------------------------------------------------------------------
     def _process_queue(self) -> None:
@@ -138,22 +150,37 @@ class StreamingToolExecutor:
 
     def _start(self, t: TrackedTool) -> None:
         t.status = "executing"
-        ctx = self._ctx.with_abort(self._tool_abort())
-        t.task = asyncio.ensure_future(self._run(t, ctx))
+        controller, unlink = self._tool_abort()
+        t.task = asyncio.ensure_future(self._run(t, self._ctx.with_abort(controller), unlink))
 
-    def _tool_abort(self) -> AbortController:
+    @property
+    def _sibling_abort(self) -> AbortController:
+        """Aborts the turn's running tools together (a failed Bash call stops its siblings)."""
+        if self._sibling is None:
+            self._sibling = self._run_abort.child()
+        return self._sibling
+
+    def _tool_abort(self) -> tuple[AbortController, Callable[[], None]]:
         """A tool's own controller: aborted with its siblings; its own abort (a denial that
-        interrupts, a tool stopping the run) stops the whole run."""
-        controller = self._sibling_abort.child()
+        interrupts, a tool stopping the run) stops the whole run. Also returns what undoes
+        both links once the call is done: they would keep the call, and through
+        ``bubble_up`` this executor, reachable from the run's controller in a cycle."""
+        sibling = self._sibling_abort
+        controller = sibling.child()
 
         def bubble_up(reason: str) -> None:
-            if not (self._sibling_abort.signal.aborted or self._run_abort.signal.aborted or self._discarded):
+            if not (sibling.signal.aborted or self._run_abort.signal.aborted or self._discarded):
                 self._run_abort.abort(reason)
 
-        controller.signal.add_callback(bubble_up)
-        return controller
+        remove_bubble_up = controller.signal.add_callback(bubble_up)
 
-    async def _run(self, t: TrackedTool, ctx: ToolUseContext) -> None:
+        def unlink() -> None:
+            remove_bubble_up()
+            controller.detach()
+
+        return controller, unlink
+
+    async def _run(self, t: TrackedTool, ctx: ToolUseContext, unlink: Callable[[], None]) -> None:
         try:
             async for update in run_tool_use(t.block, ctx, self._deps):
                 if update.message.type == "progress":
@@ -170,6 +197,7 @@ class StreamingToolExecutor:
         except Exception as exc:  # noqa: BLE001 - the pipeline turns tool errors into results; this is a bug guard
             t.results.append(ToolUpdate(message=error_tool_result(t.id, f"Error: {type(exc).__name__}: {exc}"), is_error=True))
         finally:
+            unlink()
             t.status = "completed"
             self._changed.set()
             if not self._discarded:
@@ -185,7 +213,7 @@ class StreamingToolExecutor:
             self._sibling_abort.abort(f"Cancelled: parallel tool call Bash({command}) errored")
 
     def _abort_reason(self) -> str:
-        return self._sibling_abort.signal.reason or INTERRUPT_MESSAGE
+        return (self._sibling.signal.reason if self._sibling is not None else None) or INTERRUPT_MESSAGE
 
     # --- output --------------------------------------------------------------------------------
     def get_completed_results(self) -> list[ToolUpdate]:
@@ -213,6 +241,7 @@ class StreamingToolExecutor:
             for update in self.get_completed_results():
                 yield update
             if all(t.status == "yielded" for t in self._tools):
+                self.close()
                 return
             await self._changed.wait()
 
