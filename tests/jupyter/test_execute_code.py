@@ -14,6 +14,7 @@ import pytest
 from nb_agent.errors import AbortError
 from nb_agent.jupyter.tools import ExecuteCode, KernelBridge
 from nb_agent.permissions.types import PermissionAllow
+from nb_agent.testing.cycles import cycles_left_behind
 from nb_agent.testing.harness import tool_context
 
 
@@ -170,3 +171,11 @@ def test_lines_are_kept_only_for_code_that_can_run_again(shell):
     result, content = _run(shell, "unit_e()")
     assert result.is_error and "raise ValueError('later')" in content  # the function's lines, after its call ended
     assert len({name for name in linecache.cache if name.startswith("<agent-code-")} - before) == 2
+
+
+def test_calls_leave_nothing_in_reference_cycles(shell):
+    _run(shell, "print('warm-up')")
+    with cycles_left_behind() as left:
+        for i in range(3):
+            _run(shell, f"print('row,' * {100 + i})")
+    assert left.of_package("nb_agent") == []

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from inspect import CO_COROUTINE
@@ -131,7 +132,9 @@ class _LiveStream(io.TextIOBase):
     def __init__(self, name: str, sink: Callable[[], None]) -> None:
         self.name = name
         self.parts: list[str] = []
-        self._sink = sink
+        # Weak: the sink is a method of the capture that owns this stream; a strong reference
+        # back would make each call's capture a cycle that only a full collection frees.
+        self._sink = weakref.WeakMethod(sink)
         self._lock = threading.Lock()
 
     def writable(self) -> bool:
@@ -142,7 +145,8 @@ class _LiveStream(io.TextIOBase):
             text = str(text)
         with self._lock:
             self.parts.append(text)
-        self._sink()
+        if (sink := self._sink()) is not None:  # None once the call is over and its capture gone
+            sink()
         return len(text)
 
     def flush(self) -> None:
