@@ -16,6 +16,7 @@ from nb_agent.jupyter.view.run_state import RunState
 from nb_agent.jupyter.view.status_line import StatusSnapshot
 from nb_agent.messages import AssistantMessage, StreamEvent
 from nb_agent.permissions.types import PermissionAllow, PermissionDeny, PermissionRequest
+from nb_agent.testing.cycles import cycles_left_behind
 
 
 class Clock:
@@ -172,3 +173,18 @@ def test_finish_replaces_the_display_and_closes_widgets():
     assert root.comm is None  # closed
     view.finish({"text/plain": "again"})  # idempotent
     assert len(updates) == 1
+
+
+def _finished_view_with_a_card() -> None:
+    state, view = _view()
+    view.handle = NS(update=lambda bundle, raw: None)
+    state.on_event(AssistantMessage(content=[{"type": "text", "text": "an answer"}], message_id="m", model="m"))
+    view.tick()
+    view.finish({"text/plain": "final"})
+
+
+def test_a_finished_view_leaves_nothing_in_reference_cycles():
+    _finished_view_with_a_card()  # the first view also makes the widgets every view shares
+    with cycles_left_behind() as left:
+        _finished_view_with_a_card()
+    assert left.of_package("nb_agent") == []

@@ -134,7 +134,6 @@ class WidgetAgentView:
         self._approvals: dict[int, Any] = {}
         """The panel under each waiting card: an ApprovalRow, a question or a plan form."""
         self._closing: list[Any] = []
-        self.approver = WidgetApprover(self)
         self.handle: Any = None
         self.shown: dict[str, Any] | None = None
         """The MIME bundle :meth:`show` displayed (the root widget's view)."""
@@ -196,6 +195,13 @@ class WidgetAgentView:
                 pass
         self._widgets.clear()
         self._approvals.clear()
+        self.scheduler.stop()
+
+    @property
+    def approver(self) -> WidgetApprover:
+        """The permission callback that asks on this view's cards (not kept by the view: it
+        holds the view, and the two would make a cycle)."""
+        return WidgetApprover(self)
 
     # --- pacing -----------------------------------------------------------------------
     def tick(self) -> int:

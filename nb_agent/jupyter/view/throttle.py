@@ -76,6 +76,13 @@ class UpdateScheduler:
         self._last_flush = float("-inf")
         self.flushes = 0
 
+    def stop(self) -> None:
+        """Render nothing more (the view closed its widgets). Drops the render callback: it is
+        usually a method of the view that owns this scheduler, and the two would stay a
+        cycle that only a full collection frees."""
+        self._render = _render_nothing
+        self._dirty.clear()
+
     def mark(self, key: Hashable, *, min_interval: float | None = None) -> None:
         """``key`` changed; ``min_interval`` (seconds) limits how often it alone is rendered."""
         if min_interval is not None:
@@ -122,3 +129,7 @@ class UpdateScheduler:
             self._last_flush = now
             self.flushes += 1
         return rendered
+
+
+def _render_nothing(key: Hashable) -> int:
+    return 0
