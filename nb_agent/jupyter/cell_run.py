@@ -12,6 +12,7 @@ instead of a traceback.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,13 @@ class CellRun:
         self.session = session
         self.prompt = prompt
         self.options = options
-        self.state = RunState(model=self._model_name(), tool_lookup=self._tool_named, is_denied=self._was_denied)
+        # Functions of the session, not methods of this run: the session keeps the state
+        # (``last_state``) after the run, and a state holding the run that holds it is a cycle.
+        self.state = RunState(
+            model=self._model_name(),
+            tool_lookup=functools.partial(_tool_named, session),
+            is_denied=functools.partial(_was_denied, session),
+        )
         self.usage_before: Any = None
         self.cost_before = 0.0
 
@@ -182,13 +189,16 @@ class CellRun:
             return result, False, f"{type(exc).__name__}: {exc}"
         return result, False, None
 
-    def _tool_named(self, name: str) -> Any:
-        engine = self.session.engine
-        return next((t for t in engine.tools if t.name == name), None) if engine is not None else None
 
-    def _was_denied(self, tool_use_id: str) -> bool:
-        engine = self.session.engine
-        return engine is not None and any(d.tool_use_id == tool_use_id for d in engine.permission_denials)
+
+def _tool_named(session: KernelAgentSession, name: str) -> Any:
+    engine = session.engine
+    return next((t for t in engine.tools if t.name == name), None) if engine is not None else None
+
+
+def _was_denied(session: KernelAgentSession, tool_use_id: str) -> bool:
+    engine = session.engine
+    return engine is not None and any(d.tool_use_id == tool_use_id for d in engine.permission_denials)
 
 
 def _ending(result: Any, interrupted: bool, error: str | None) -> CellEnding | None:
