@@ -383,6 +383,9 @@ class _ToolCall:
             remove_abort()
             if not task.done():
                 task.cancel()
+            # A tool's exception, raised here by task.result(), has this frame in its
+            # traceback; the frame must not keep the task that keeps the exception (a cycle).
+            del task
 
     async def _call_holding_resource(self, parsed: Any, on_progress: Any) -> ToolResult:
         name = self.tool.shared_resource

@@ -3,6 +3,8 @@ end, not at the interpreter's rare full collection (issue 24)."""
 
 from __future__ import annotations
 
+import pytest
+
 from nb_agent.abort import AbortController
 from nb_agent.loop.executor import StreamingToolExecutor
 from nb_agent.loop.pipeline import ToolRunDeps
@@ -15,10 +17,10 @@ TURNS = 4
 CALLS_PER_TURN = 5
 
 
-async def _session(abort: AbortController) -> int:
+async def _session(abort: AbortController, **behaviour: bool) -> int:
     echo = RecordingTool("Echo")
-    calls = [[tool_use("Echo", {"value": f"{t}.{c}"}) for c in range(CALLS_PER_TURN)] for t in range(TURNS)]
-    turns = [Reply(content=blocks) for blocks in calls]
+    inputs = [[{"value": f"{t}.{c}", **behaviour} for c in range(CALLS_PER_TURN)] for t in range(TURNS)]
+    turns = [Reply(content=[tool_use("Echo", raw) for raw in turn]) for turn in inputs]
     run = await run_query([*turns, Reply(content=[text("done")])], tools=[echo], ctx=tool_context([echo], abort=abort))
     assert run.terminal is not None and run.terminal.reason == "completed"
     return len(echo.calls)
@@ -28,6 +30,13 @@ async def test_a_run_of_tool_calls_leaves_no_engine_object_in_a_cycle():
     abort = AbortController()
     with cycles_left_behind() as left:
         assert await _session(abort) == TURNS * CALLS_PER_TURN
+    assert left.of_package("nb_agent") == []
+
+
+@pytest.mark.parametrize("behaviour", [{"fail": True}, {"crash": True}], ids=["tool error", "tool bug"])
+async def test_failing_calls_leave_no_engine_object_in_a_cycle(behaviour: dict[str, bool]):
+    with cycles_left_behind() as left:
+        assert await _session(AbortController(), **behaviour) == TURNS * CALLS_PER_TURN
     assert left.of_package("nb_agent") == []
 
 
