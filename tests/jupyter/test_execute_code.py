@@ -179,3 +179,12 @@ def test_calls_leave_nothing_in_reference_cycles(shell):
         for i in range(3):
             _run(shell, f"print('row,' * {100 + i})")
     assert left.of_package("nb_agent") == []
+
+
+def test_calls_that_watch_dask_leave_nothing_in_reference_cycles(shell):
+    pytest.importorskip("dask")
+    _run(shell, "import dask")  # imported: every call now watches its computations
+    with cycles_left_behind() as left:
+        for i in range(3):
+            _run(shell, f"dask.delayed(sum)([{i}, 1]).compute()")
+    assert left.of_package("nb_agent") == []

@@ -49,25 +49,35 @@ class _DaskCounts:
     done: int = 0
 
 
+class _DaskTally:
+    """What the Dask callback counts into. The callback holds this, not the watch that holds
+    the callback: the two would be a cycle per call that only a full collection frees."""
+
+    def __init__(self) -> None:
+        self.counts = _DaskCounts()
+        self.lock = threading.Lock()
+
+    def start_state(self, graph: Any, state: dict[str, Any]) -> None:
+        tasks = sum(len(state[k]) for k in ("ready", "waiting", "running", "finished") if k in state)
+        with self.lock:
+            self.counts.computes += 1
+            self.counts.tasks += tasks
+            self.counts.done += len(state.get("finished", ()))
+
+    def posttask(self, key: Any, result: Any, graph: Any, state: Any, worker_id: Any) -> None:
+        with self.lock:
+            self.counts.done += 1
+
+
 class _DaskWatch:
     """Counts the tasks of every local-scheduler compute while registered."""
 
     def __init__(self, callbacks: Any) -> None:
-        self._counts = _DaskCounts()
-        self._lock = threading.Lock()
-        self._callback = callbacks.Callback(start_state=self._start_state, posttask=self._posttask)
+        tally = _DaskTally()
+        self._counts = tally.counts
+        self._lock = tally.lock
+        self._callback = callbacks.Callback(start_state=tally.start_state, posttask=tally.posttask)
         self._callback.register()
-
-    def _start_state(self, graph: Any, state: dict[str, Any]) -> None:
-        tasks = sum(len(state[k]) for k in ("ready", "waiting", "running", "finished") if k in state)
-        with self._lock:
-            self._counts.computes += 1
-            self._counts.tasks += tasks
-            self._counts.done += len(state.get("finished", ()))
-
-    def _posttask(self, key: Any, result: Any, graph: Any, state: Any, worker_id: Any) -> None:
-        with self._lock:
-            self._counts.done += 1
 
     def line(self) -> str | None:
         with self._lock:
