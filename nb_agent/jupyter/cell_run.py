@@ -190,7 +190,6 @@ class CellRun:
         return result, False, None
 
 
-
 def _tool_named(session: KernelAgentSession, name: str) -> Any:
     engine = session.engine
     return next((t for t in engine.tools if t.name == name), None) if engine is not None else None
