@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install nb_agent with its test dependencies into the active Python, lint and type-check
-# nb_agent/ (ruff, pyright: configured in pyproject.toml), check that the shipped
-# JupyterLab extension bundle is the build of its source (needs node/npm), and run every test:
+# Install nb_agent with its test dependencies into the active Python, lint nb_agent/ and
+# tests/ (ruff) and type-check nb_agent/ (pyright; both configured in pyproject.toml), check
+# that the shipped JupyterLab extension bundle is the build of its source (needs node/npm),
+# and run every test:
 # the test suite (the browser tests drive /usr/bin/chromium), then each demo notebook under
 # nbval (re-executed offline from its cassette, outputs compared with the saved ones after
 # notebooks/sanitize.cfg).
@@ -23,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 2
 fi
 python -m pip install -q -e ".[test]"
-python -m ruff check nb_agent
+python -m ruff check nb_agent tests
 python -m pyright
 bash scripts/check_labextension.sh
 python -m pytest -q -p no:cacheprovider tests

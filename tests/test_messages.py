@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pydantic
 import pytest
 
 from nb_agent.messages import (
@@ -50,7 +51,7 @@ def test_every_kind_round_trips_through_json(message):
 def test_the_discriminator_picks_the_kind():
     back = MESSAGE_ADAPTER.validate_python({"type": "system", "level": "info", "content": "x"})
     assert isinstance(back, SystemMessage)
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError):
         MESSAGE_ADAPTER.validate_python({"type": "nonsense", "content": "x"})
 
 

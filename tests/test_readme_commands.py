@@ -52,8 +52,8 @@ def test_the_demo_command_executes_the_quickstart_offline(tmp_path: Path) -> Non
 
 
 def test_readme_documents_every_option_subcommand_and_setting() -> None:
-    from nb_agent.jupyter.magics import AgentMagics
     from nb_agent.jupyter.commands import SUBCOMMANDS
+    from nb_agent.jupyter.magics import AgentMagics
     from nb_agent.jupyter.options import cell_parser
 
     options = [o for action in cell_parser()._actions for o in action.option_strings if o.startswith("--") and o != "--help"]

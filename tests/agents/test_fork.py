@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 
 from nb_agent.agents.fork import FORK_ENV, FORK_PLACEHOLDER
-from nb_agent.model.prompt_cache import without_cache_control
 from nb_agent.testing import Reply, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, collect
 from nb_agent.testing.tools import RecordingTool

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from nb_agent.context.compact import COMPACT_PROMPT, SUMMARY_SYSTEM_PROMPT
+from nb_agent.context.compact import COMPACT_PROMPT
 from nb_agent.context.config import ContextConfig
 from nb_agent.messages import messages_after_compact_boundary
 from nb_agent.testing import ErrorReply, Reply, text, tool_use
@@ -85,7 +85,7 @@ async def test_failed_summaries_keep_history_and_trip_the_breaker(make_engine, s
     history_ids = [i for m in engine.messages if m.type == "user" for i in m.tool_result_ids]
     assert history_ids == [f"t{i}" for i in range(len(history_ids))] and len(history_ids) >= 9
     assert_history_invariant(engine.messages)
-    entries = [json.loads(l) for l in engine.transcript_path.read_text().splitlines()]
+    entries = [json.loads(line) for line in engine.transcript_path.read_text().splitlines()]
     assert [e["consecutive_failures"] for e in entries if e["kind"] == "compaction_failed"] == [1, 2, 3]
 
 

@@ -86,7 +86,7 @@ async def test_lost_decisions_are_made_again_identically(make_engine, sized_tool
     original, transport = await _original(make_engine, sized_tool)
     original.transcript.close()
     lines = original.transcript_path.read_text().splitlines()
-    original.transcript_path.write_text("\n".join(l for l in lines if '"kind": "content_replacement"' not in l) + "\n")
+    original.transcript_path.write_text("\n".join(line for line in lines if '"kind": "content_replacement"' not in line) + "\n")
     resumed_transport = ScriptedTransport()
     resumed, _ = _resume(original, sized_tool, resumed_transport)
     assert resumed.context_manager.replacement_state.replacements == {}

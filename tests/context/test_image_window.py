@@ -14,12 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from nb_agent.context.config import ContextConfig
-from nb_agent.context.images import (
-    MAX_IMAGES_IN_REQUEST,
-    ImageRef,
-    choose_evictions,
-    clamp_keep,
-)
+from nb_agent.context.images import MAX_IMAGES_IN_REQUEST, ImageRef, choose_evictions, clamp_keep
 from nb_agent.engine import QueryEngine
 from nb_agent.testing import FakeAnthropicServer, Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant, collect

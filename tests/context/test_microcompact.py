@@ -116,7 +116,7 @@ async def test_pressure_near_the_window_limit_clears_in_bulk(make_engine, sized_
     assert cleared_per_request[6] == ["t0", "t1", "t2"]
     assert engine.context_manager.stats.microcompact_clears == 1
     assert engine.context_manager.stats.microcompact_clears_by_trigger == {"time": 0, "pressure": 1}
-    entries = [json.loads(l) for l in engine.transcript_path.read_text().splitlines()]
+    entries = [json.loads(line) for line in engine.transcript_path.read_text().splitlines()]
     assert [e["trigger"] for e in entries if e["kind"] == "microcompact"] == ["pressure"]
 
 

@@ -28,7 +28,7 @@ class HookScripts:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def command(self, name: str, *, stdout: str = "", stderr: str = "", exit: int = 0, sleep: float = 0.0) -> str:  # noqa: A002
+    def command(self, name: str, *, stdout: str = "", stderr: str = "", exit: int = 0, sleep: float = 0.0) -> str:
         import sys
 
         path = self.root / f"{name}.py"

@@ -11,9 +11,9 @@ import pytest
 
 from nb_agent.agent import create_engine
 from nb_agent.engine import EngineConfig, EngineOptions
-from nb_agent.hooks import HookInput, HookOutput, Hooks
+from nb_agent.hooks import HookInput, HookOutput
 from nb_agent.model.retry import NO_RETRIES
-from nb_agent.permissions.types import PermissionAllow, PermissionDeny
+from nb_agent.permissions.types import PermissionDeny
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, collect, tool_results_sent
 

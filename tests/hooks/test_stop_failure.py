@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nb_agent.engine import EngineConfig, QueryEngine, EngineOptions
+from nb_agent.engine import EngineConfig, EngineOptions, QueryEngine
 from nb_agent.hooks import HookInput, HookOutput, Hooks
 from nb_agent.model.retry import NO_RETRIES
 from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, rate_limit_error, text, tool_use

@@ -8,6 +8,7 @@ import json
 from nb_agent.abort import AbortController
 from nb_agent.errors import ToolError
 from nb_agent.hooks.types import SubagentInfo
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.loop.query import query
 from nb_agent.loop.state import QueryDeps, QueryParams
 from nb_agent.messages import UserMessage
@@ -16,7 +17,6 @@ from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant, collect
 from nb_agent.testing.tools import FunctionTool, RecordingTool
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.tools.services import ToolServices
 
 from .conftest import one, settings_hooks

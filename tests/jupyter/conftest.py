@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -187,7 +188,7 @@ class KernelHarness:
                 raise TimeoutError(f"execution did not finish in {timeout}s; got {[m['msg_type'] for m in execution.messages]}")
             try:
                 message = self.kc.get_iopub_msg(timeout=min(remaining, 1.0))
-            except Exception:  # queue.Empty
+            except queue.Empty:
                 continue
             self._observe(message)
             if message["parent_header"].get("msg_id") != execution.msg_id:
@@ -215,7 +216,7 @@ class KernelHarness:
                 raise TimeoutError(f"condition not met in {timeout}s; got {[m['msg_type'] for m in execution.messages]}")
             try:
                 message = self.kc.get_iopub_msg(timeout=0.2)
-            except Exception:
+            except queue.Empty:
                 continue
             self._observe(message)
             if message["parent_header"].get("msg_id") == execution.msg_id:

@@ -190,7 +190,7 @@ def test_the_saved_rendering_of_a_long_result_names_the_command_that_shows_it_wh
     run = kernel.run("%%agent --permission-mode bypassPermissions\ncount to 3000")
     assert run.status == "ok", run.errors
     whole = "".join(f"{n}\n" for n in range(1, 3001))
-    assert f"more characters: %agent result toolu_long_result_01 shows them all)" in run.final_bundle["text/html"]
+    assert "more characters: %agent result toolu_long_result_01 shows them all)" in run.final_bundle["text/html"]
     shown = kernel.run("%agent result toolu_long_result_01").stdout
     assert shown.strip() == whole.strip()
     assert "Started a new conversation" in kernel.run("%agent new").stdout

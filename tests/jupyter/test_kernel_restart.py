@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from nb_agent.jupyter.kernel_restart import LIVE_VIEW_TEXT, RESTART_NOTICE
+from nb_agent.jupyter.kernel_restart import LIVE_VIEW_TEXT
 from nb_agent.testing import Reply, text, tool_use
 
 

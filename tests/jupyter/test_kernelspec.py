@@ -9,8 +9,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from nb_agent.jupyter.demo import this_python_kernels
 from nb_agent.jupyter import kernelspec
+from nb_agent.jupyter.demo import this_python_kernels
 
 REPO = Path(__file__).resolve().parents[2]
 CHECK = "print('agent' in get_ipython().magics_manager.magics['cell'], 'nb_agent' in get_ipython().extension_manager.loaded)"

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from nb_agent.jupyter.view.text_pages import PAGE_CHARS
+
 from .test_text_pages import Clock, _counting_view, _stream
 
 CODE = "\n".join(f"total_{i} = frame['revenue'].sum() * {i}  # step {i}" + ("\n" if i % 7 == 6 else "") for i in range(80))

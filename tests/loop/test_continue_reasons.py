@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from nb_agent.hooks import HookOutput, Hooks
-from nb_agent.loop.query import MAX_OUTPUT_TOKENS_RECOVERY_TEXT
 from nb_agent.context.compaction import CompactionResult
+from nb_agent.hooks import HookOutput, Hooks
+from nb_agent.loop.pipeline import ToolRunDeps
+from nb_agent.loop.query import MAX_OUTPUT_TOKENS_RECOVERY_TEXT
 from nb_agent.loop.state import CONTINUE_REASONS
 from nb_agent.messages import CompactBoundaryMessage, UserMessage
 from nb_agent.testing import Reply, prompt_too_long_error, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant
 from nb_agent.testing.harness import run_query
-from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.testing.tools import RecordingTool
 
 COVERED: set[str] = set()

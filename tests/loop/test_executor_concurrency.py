@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 from dataclasses import replace
 
+import pytest
+
+from nb_agent.loop.executor import StreamingToolExecutor
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.testing import tool_use
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import FunctionTool, RecordingInput, RecordingTool
 from nb_agent.tools.base import ToolResult
-from nb_agent.loop.executor import StreamingToolExecutor
-from nb_agent.loop.pipeline import ToolRunDeps
 
 
 def _executor(*tools, **kw):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
+from nb_agent.loop.executor import StreamingToolExecutor
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.testing import tool_use
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import RecordingTool
-from nb_agent.loop.executor import StreamingToolExecutor
-from nb_agent.loop.pipeline import ToolRunDeps
 
 
 async def _run(tools, blocks):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from nb_agent.errors import ToolError
+from nb_agent.loop.pipeline import ToolRunDeps, run_tool_use
 from nb_agent.messages import UserMessage
 from nb_agent.testing import tool_use
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import FunctionTool, RecordingTool
 from nb_agent.tools.base import ToolResult
-from nb_agent.loop.pipeline import ToolRunDeps, run_tool_use
 
 
 async def _updates(tools, block):

@@ -8,13 +8,13 @@ from anthropic.types import RawMessageStreamEvent
 from pydantic import TypeAdapter
 
 from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.loop.pipeline import ToolRunDeps, run_tool_use
 from nb_agent.model.client import MALFORMED_INPUT_KEY, ResponseAccumulator
 from nb_agent.testing import Reply, reply_events, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant, collect
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import RecordingInput, RecordingTool
 from nb_agent.tools.base import ValidationResult
-from nb_agent.loop.pipeline import ToolRunDeps, run_tool_use
 
 EVENTS: TypeAdapter[RawMessageStreamEvent] = TypeAdapter(RawMessageStreamEvent)
 

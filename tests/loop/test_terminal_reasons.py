@@ -6,13 +6,13 @@ import asyncio
 
 from nb_agent.abort import AbortController
 from nb_agent.hooks import HookOutput, Hooks
+from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.loop.state import TERMINAL_REASONS
 from nb_agent.messages import INTERRUPT_MESSAGE
 from nb_agent.testing import ErrorReply, Reply, prompt_too_long_error, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant
 from nb_agent.testing.harness import run_query, tool_context
 from nb_agent.testing.tools import RecordingTool
-from nb_agent.loop.pipeline import ToolRunDeps
 
 COVERED: set[str] = set()
 

@@ -9,7 +9,6 @@ import logging
 import sys
 
 from nb_agent.mcp import McpManager, McpSettings
-from nb_agent.testing.mcp_server import stdio_config
 from nb_agent.tools.tool_pool import ToolPoolProvider
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from nb_agent.memory.imports import MAX_IMPORT_DEPTH
-from nb_agent.memory.imports import import_paths
+from nb_agent.memory.imports import MAX_IMPORT_DEPTH, import_paths
 
 from .conftest import reasons, texts
 

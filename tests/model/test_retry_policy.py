@@ -10,7 +10,16 @@ import anthropic
 import pytest
 
 from nb_agent.model.retry import RetryContext, RetryPolicy, RetryState, decide, retry_after_seconds
-from nb_agent.testing import ErrorReply, Reply, ScriptedTransport, overloaded_error, prompt_too_long_error, rate_limit_error, request_too_large_error, text
+from nb_agent.testing import (
+    ErrorReply,
+    Reply,
+    ScriptedTransport,
+    overloaded_error,
+    prompt_too_long_error,
+    rate_limit_error,
+    request_too_large_error,
+    text,
+)
 
 try:
     import httpx2 as http

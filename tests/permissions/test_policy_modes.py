@@ -9,13 +9,7 @@ from typing import Any
 import pytest
 
 from nb_agent.errors import ConfigurationError
-from nb_agent.permissions import (
-    PermissionAllow,
-    PermissionAsk,
-    PermissionDeny,
-    RuleBasedPolicy,
-    load_settings,
-)
+from nb_agent.permissions import PermissionAllow, PermissionAsk, PermissionDeny, RuleBasedPolicy, load_settings
 from nb_agent.tools.base import ToolUseContext
 
 MakeCtx = Callable[..., ToolUseContext]

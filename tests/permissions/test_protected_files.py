@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
+from nb_agent.abort import AbortController
 from nb_agent.agent import create_engine
 from nb_agent.permissions import PermissionAllow, PermissionAsk, PermissionDeny, RuleBasedPolicy
 from nb_agent.permissions.protected import protected_reason
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import collect
 from nb_agent.tools.base import ToolSession, ToolUseContext
-from nb_agent.abort import AbortController
 from nb_agent.tools.files import file_tools
 
 PROTECTED_IN_HOME = [

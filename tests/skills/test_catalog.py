@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.skills.listing import skill_listing
+from nb_agent.skills.listing import BUDGET_ENV, listing_budget, skill_listing
 from nb_agent.skills.loader import load_skill_catalog
-from nb_agent.skills.listing import BUDGET_ENV, listing_budget
 
 
 def _write(path: Path, text: str) -> None:

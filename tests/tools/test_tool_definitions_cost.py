@@ -13,8 +13,12 @@ from nb_agent.messages import AssistantMessage, CompactBoundaryMessage, UserMess
 from nb_agent.testing.tools import RecordingTool
 from nb_agent.tools import tool_search
 from nb_agent.tools.tool_pool import ToolPoolProvider
-from nb_agent.tools.tool_search import DiscoveredTools, ToolSearchOutput, discovered_tool_names, discovered_tools_attachment
-
+from nb_agent.tools.tool_search import (
+    DiscoveredTools,
+    ToolSearchOutput,
+    discovered_tool_names,
+    discovered_tools_attachment,
+)
 from tests.tools.test_tool_search import pool, search_turn
 
 

@@ -10,7 +10,13 @@ from pydantic import BaseModel
 
 from nb_agent.abort import AbortController
 from nb_agent.mcp import McpTool
-from nb_agent.messages import AssistantMessage, AttachmentMessage, CompactBoundaryMessage, UserMessage, tool_result_message
+from nb_agent.messages import (
+    AssistantMessage,
+    AttachmentMessage,
+    CompactBoundaryMessage,
+    UserMessage,
+    tool_result_message,
+)
 from nb_agent.testing.tools import RecordingTool
 from nb_agent.tools.base import Tool, ToolUseContext
 from nb_agent.tools.pool import assemble_tool_pool

@@ -4,8 +4,7 @@ bounds, what is not said."""
 from __future__ import annotations
 
 from nb_agent.jupyter.live.protocol import LiveCell
-from nb_agent.jupyter.provenance import CellLedger, KernelHistory, provenance
-from nb_agent.jupyter.provenance import report
+from nb_agent.jupyter.provenance import CellLedger, KernelHistory, provenance, report
 
 
 def history(*inputs: str, ids: list[str | None] | None = None) -> KernelHistory:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 
 import pytest
 
-from nb_agent.testing.processes import process_alive as alive
 from nb_agent.abort import AbortController
+from nb_agent.testing.processes import process_alive as alive
 from nb_agent.tools.base import ToolResult, ToolSession, ToolUseContext
 from nb_agent.tools.bash import BashTool
 from nb_agent.tools.bash import shell as shell_module

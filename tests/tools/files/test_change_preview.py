@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nb_agent.errors import ToolError
 from nb_agent.engine import EngineConfig, QueryEngine
+from nb_agent.errors import ToolError
 from nb_agent.permissions.types import PermissionAllow, PermissionAsk, PermissionDeny, PermissionPolicy
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import collect

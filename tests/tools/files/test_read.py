@@ -12,11 +12,7 @@ import sys
 import pytest
 
 from nb_agent.tools.files import ImageFileView, NotebookFileView, ReadTool, TextFileView
-from nb_agent.tools.files.read import (
-    DEFAULT_LINE_LIMIT,
-    MAX_LINE_CHARS,
-    MAX_OUTPUT_CHARS,
-)
+from nb_agent.tools.files.read import DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, MAX_OUTPUT_CHARS
 
 PNG_1PX = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

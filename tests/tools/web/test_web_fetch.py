@@ -11,9 +11,9 @@ import pytest
 
 from nb_agent.agent import create_engine
 from nb_agent.messages import normalize_for_api
+from nb_agent.model.model_ids import DEFAULT_HAIKU_MODEL as SMALL_FAST_MODEL
 from nb_agent.testing import Reply, ScriptedTransport, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, assert_tool_result_invariant, collect
-from nb_agent.model.model_ids import DEFAULT_HAIKU_MODEL as SMALL_FAST_MODEL
 from nb_agent.tools.web.web_fetch import WebFetchTool
 
 from .conftest import PDF

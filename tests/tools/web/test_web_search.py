@@ -10,7 +10,15 @@ import pytest
 
 from nb_agent.agent import create_engine
 from nb_agent.engine import EngineConfig, QueryEngine
-from nb_agent.testing import Reply, ScriptedTransport, cited_text, server_tool_use, text, tool_use, web_search_tool_result
+from nb_agent.testing import (
+    Reply,
+    ScriptedTransport,
+    cited_text,
+    server_tool_use,
+    text,
+    tool_use,
+    web_search_tool_result,
+)
 from nb_agent.testing.collect import collect
 from nb_agent.tools.web.web_search import SERVER_TOOL_TYPE, WebSearchTool
 

@@ -96,7 +96,7 @@ async def _until_gone(pgid: int) -> None:
     import subprocess
 
     ps = subprocess.run(["ps", "-eo", "pid,ppid,pgid,stat,cmd"], capture_output=True, text=True).stdout
-    raise AssertionError(f"process group {pgid} still has live processes:\n" + "\n".join(l for l in ps.splitlines() if f" {pgid} " in l))
+    raise AssertionError(f"process group {pgid} still has live processes:\n" + "\n".join(line for line in ps.splitlines() if f" {pgid} " in line))
 
 
 async def test_a_command_ignoring_sigterm_still_dies_with_the_sandbox(project: Path) -> None:
