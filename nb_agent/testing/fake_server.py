@@ -45,6 +45,8 @@ from nb_agent.testing.script import (
 )
 
 _JOIN_TIMEOUT = 5.0
+_STOP_POLL_S = 0.05
+"""How often a held stream looks whether the server is stopping."""
 
 
 def _error_body(error_type: str, message: str) -> dict[str, Any]:
@@ -190,6 +192,13 @@ class _Handler(BaseHTTPRequestHandler):
         if seconds <= 0:
             return not self.server.stopping.is_set()
         return not self.server.stopping.wait(seconds)
+
+    def wait_for(self, event: threading.Event) -> bool:
+        """Wait until ``event`` is set; False if the server stops first."""
+        while not event.wait(_STOP_POLL_S):
+            if self.server.stopping.is_set():
+                return False
+        return True
 
 
 class FakeAnthropicServer:
@@ -339,6 +348,8 @@ def _stream_reply(handler: _Handler, reply: Reply, plan: StreamPlan) -> None:
     try:
         for index, event in enumerate(plan.events):
             if index and not handler.wait(plan.gap):
+                return handler.drop()
+            if index == reply.hold_after_events and not handler.wait_for(reply.release):
                 return handler.drop()
             handler.send_sse(event["type"], event)
         if plan.fault is None:

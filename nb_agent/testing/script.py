@@ -15,7 +15,7 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeAlias
 
 from nb_agent.messages import ContentBlock
@@ -120,6 +120,12 @@ class Reply:
     error_message: str | None = None
     drop_after_events: int | None = None
     """Close the connection abruptly (no terminating chunk) after this many events."""
+    hold_after_events: int | None = None
+    """Pause the stream after this many events until :attr:`release` is set (a streaming
+    request only; see :func:`held_at_end`): a test sees what streamed so far before the
+    rest comes, by waiting for an event rather than for seconds."""
+    release: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    """Set it to let a held stream go on."""
 
     def __post_init__(self) -> None:
         if self.chunk_size < 1:
@@ -285,6 +291,14 @@ def reply_events(reply: Reply, *, message_id: str) -> list[dict[str, Any]]:
     )
     events.append({"type": "message_stop"})
     return events
+
+
+def held_at_end(reply: Reply) -> Reply:
+    """``reply`` held before the end of its last block: every delta is sent, then the
+    stream waits for ``reply.release`` (the returned reply's, which is ``reply``'s)."""
+    events = reply_events(reply, message_id="held")
+    last_block_stop = max(i for i, event in enumerate(events) if event["type"] == "content_block_stop")
+    return replace(reply, hold_after_events=last_block_stop)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -41,6 +41,8 @@ _EVENT_ADAPTER: TypeAdapter[RawMessageStreamEvent] = TypeAdapter(RawMessageStrea
 
 _API_URL = "https://api.anthropic.com/v1/messages"
 _SDK_OPTIONS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
+_HOLD_POLL_S = 0.01
+"""How often a held stream looks whether it was released."""
 
 DISCONNECTED = "Server disconnected without sending a response."
 INCOMPLETE_BODY = "peer closed connection without sending complete message body (incomplete chunked read)"
@@ -109,6 +111,8 @@ class ScriptedTransport:
         for index, event in enumerate(plan.events):
             if index and plan.gap:
                 await asyncio.sleep(plan.gap)
+            while index == turn.hold_after_events and not turn.release.is_set():
+                await asyncio.sleep(_HOLD_POLL_S)  # cancellable, unlike a thread blocked on the event
             yield _EVENT_ADAPTER.validate_python(event)
         if plan.fault is None:
             return

@@ -4,24 +4,33 @@ conversation, the reproducibility cell, usage errors."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 ANSWER = "# Result\n\nThe answer is **42**.\n\n```python\nprint(42)\n```\n"
 
 
-def test_answer_streams_into_widgets_then_static_rendering(kernel, requests_since):
-    kernel.server.script.add(Reply(content=[text(ANSWER)], chunk_size=3, stream_duration=0.6))
-    run = kernel.run("%%agent\nWhat is the answer?")
-    assert run.status == "ok", run.errors
-    # the live view went out as widgets while the cell ran ...
-    assert run.of_type("display_data")[0]["content"]["data"].get("application/vnd.jupyter.widget-view+json")
-    html_updates = [
-        m["content"]["data"]["state"]["value"]
+def _widget_values_with(run: Any, needle: str) -> list[str]:
+    return [
+        str(m["content"]["data"]["state"]["value"])
         for m in run.of_type("comm_msg")
-        if "value" in m["content"]["data"].get("state", {}) and "42" in str(m["content"]["data"]["state"]["value"])
+        if "value" in m["content"]["data"].get("state", {}) and needle in str(m["content"]["data"]["state"]["value"])
     ]
-    assert html_updates, "the answer was not streamed into a widget"
+
+
+def test_answer_streams_into_widgets_then_static_rendering(kernel, requests_since):
+    # the stream pauses with the whole text sent but its block not ended, until a widget shows it
+    reply = held_at_end(Reply(content=[text(ANSWER)], chunk_size=3))
+    kernel.server.script.add(reply)
+    run = kernel.start("%%agent\nWhat is the answer?")
+    try:  # the live view went out as widgets while the cell ran ...
+        kernel.wait_for(run, lambda: bool(_widget_values_with(run, "42")))
+    finally:
+        reply.release.set()
+    kernel.wait(run)
+    assert run.of_type("display_data")[0]["content"]["data"].get("application/vnd.jupyter.widget-view+json")
+    assert run.status == "ok", run.errors
     # ... and the same display was replaced by the static rendering, exact text included
     display_id = run.of_type("display_data")[0]["content"]["transient"]["display_id"]
     final = run.of_type("update_display_data")[-1]["content"]

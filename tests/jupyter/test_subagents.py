@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 from nb_agent.testing.routing import RoutedScript
 
 
@@ -28,17 +28,30 @@ def html_values(kernel, run=None) -> list[str]:
 
 def test_the_subagent_card_lives_inside_the_agent_call(kernel):
     (kernel.cwd / "a.csv").write_text("x\n1\n")
+    # the subagent's first reply waits, before its end, for the running card; the agent's
+    # answer after the subagent's, for the card of the finished subagent
+    globbing = held_at_end(Reply(content=[tool_use("Glob", {"pattern": "*.csv"})]))
+    answering = held_at_end(Reply(content=[text("There is one CSV file.")]))
     kernel.server.script.add(
         Reply(content=[agent_call("find the csv files", kind="Explore")]),
-        Reply(content=[tool_use("Glob", {"pattern": "*.csv"})], stream_duration=0.6),
-        Reply(content=[text("Found **a.csv**.")], stream_duration=0.6),
-        Reply(content=[text("There is one CSV file.")]),
+        globbing,
+        Reply(content=[text("Found **a.csv**.")]),
+        answering,
     )
-    run = kernel.run("%%agent\nwhat csv files are there?")
+    run = kernel.start("%%agent\nwhat csv files are there?")
+
+    def cards() -> list[str]:
+        return [v for v in html_values(kernel, run) if "nb-agent-subagent" in v]
+
+    try:
+        kernel.wait_for(run, lambda: any("Explore" in v and "running" in v for v in cards()))
+        globbing.release.set()
+        kernel.wait_for(run, lambda: any("1 tool call" in v and "Glob *.csv — done" in v and "a.csv" in v for v in cards()))
+    finally:
+        globbing.release.set()
+        answering.release.set()
+    kernel.wait(run)
     assert run.status == "ok", run.errors
-    live = [v for v in html_values(kernel, run) if "nb-agent-subagent" in v]
-    assert any("Explore" in v and "running" in v for v in live), "no live subagent card"
-    assert any("1 tool call" in v and "Glob *.csv — done" in v and "a.csv" in v for v in live)
     markdown = run.final_bundle["text/markdown"]
     assert "**Agent** Explore “list files” — done (1 tool call)" in markdown
     assert "  - ✓ Glob *.csv — done" in markdown and "  > Found **a.csv**." in markdown

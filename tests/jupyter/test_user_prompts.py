@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 QUESTION = {
     "question": "Which metric should the analysis use?",
@@ -106,20 +106,18 @@ def test_skip_tells_the_model_the_user_declined(kernel, requests_since):
 
 
 def test_approve_with_accept_edits_switches_the_mode(kernel, requests_since):
-    kernel.server.script.add(
-        Reply(content=[tool_use("ExitPlanMode", {"plan": PLAN})]),
-        Reply(content=[tool_use("Write", {"file_path": str(kernel.cwd / "report.md"), "content": "# Report\n"})], stream_duration=3.0),
-        Reply(content=[text("Written.")]),
-    )
+    writing = held_at_end(Reply(content=[tool_use("Write", {"file_path": str(kernel.cwd / "report.md"), "content": "# Report\n"})]))
+    kernel.server.script.add(Reply(content=[tool_use("ExitPlanMode", {"plan": PLAN})]), writing, Reply(content=[text("Written.")]))
     seen = len(kernel.widgets.values)
     run = kernel.start("%%agent --permission-mode plan\nplan the report")
     approve = _wait_button(kernel, run, "Approve, accept edits")
     assert kernel.button("Approve") and kernel.button("Keep planning")
     assert kernel.widgets.ever(lambda s: "Compute the median per month" in str(s.get("value", "")) and "<li>" in str(s.get("value", "")))
     kernel.click(approve)
-    try:  # while the next reply streams, the status line follows the new mode
-        kernel.wait_for(run, lambda: any("accept edits" in s for s in _status_lines(kernel, seen)), timeout=10)
+    try:  # while the next reply streams (held before its end), the status line follows the new mode
+        kernel.wait_for(run, lambda: any("accept edits" in s for s in _status_lines(kernel, seen)))
     finally:
+        writing.release.set()
         kernel.wait(run)
     assert run.status == "ok", run.errors
     assert (kernel.cwd / "report.md").read_text() == "# Report\n"  # written without asking: acceptEdits
@@ -167,11 +165,16 @@ def test_stop_while_a_question_waits(kernel, requests_since):
 
 
 def test_todos_show_as_a_checklist_and_are_kept(kernel):
-    # The answer streams for a second, so the live view renders the card before the run ends.
-    kernel.server.script.add(Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]), Reply(content=[text("Listed.")], stream_duration=1.0))
-    run = kernel.run("%%agent\nmake a plan")
+    # The answer waits before its end until the live view has rendered the card.
+    answer = held_at_end(Reply(content=[text("Listed.")]))
+    kernel.server.script.add(Reply(content=[tool_use("TodoWrite", {"todos": TODOS})]), answer)
+    run = kernel.start("%%agent\nmake a plan")
+    try:
+        kernel.wait_for(run, lambda: any("nb-agent-todos" in v and "Picking the metric" in v for v in kernel.widgets.values))
+    finally:
+        answer.release.set()
+    kernel.wait(run)
     assert run.status == "ok", run.errors
-    assert any("nb-agent-todos" in v and "Picking the metric" in v for v in kernel.widgets.values)
     markdown = run.final_bundle["text/markdown"]
     assert "- [x] Load the data" in markdown and "- [ ] **Picking the metric** (in progress)" in markdown
     listed = kernel.run("%agent todos").stdout
