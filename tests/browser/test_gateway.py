@@ -107,6 +107,12 @@ def _tool_results(request: dict[str, Any]) -> list[str]:
     return found
 
 
+def _kernel_processes(kernel_id: str) -> list[int]:
+    """The process ids of the gateway's kernel ``kernel_id`` (its connection file is named after it)."""
+    found = subprocess.run(["pgrep", "-f", f"kernel-{kernel_id}.json"], capture_output=True, text=True).stdout.split()
+    return sorted(int(pid) for pid in found)
+
+
 def _wait_for_requests(nb: GatewayPage, lab: Lab, count: int) -> None:
     """Until the model has been called ``count`` times in all (the page keeps running)."""
     deadline = 120_000  # ms: a generous bound, only to tell "slow" from "never"
@@ -249,9 +255,22 @@ def test_a_restart_by_the_gateway_stops_the_run(remote, new_page):
     lab.server.script.add(Reply(content=[text("First, a file."), tool_use("Bash", {"command": "touch $HOME/never_made"}, id="toolu_restart")]))
     nb.run(3)
     nb.allow().wait_for(timeout=120_000)
+    kernel_id = nb.js("return live.panel.sessionContext.session.kernel.id;")
+    (old,) = _kernel_processes(kernel_id)
     nb.js("live.panel.sessionContext.session.kernel.restart();")  # the page asks the server, which asks the gateway
     nb.wait_js("return live.panel.model.cells.get(3).executionState !== 'running';")
-    nb.settle()  # the new kernel is up: the old one is gone, with all it wrote
+    # the old kernel is gone, with all it wrote, and the gateway has started the new one: asked of
+    # the process table, not of the page, whose view of a kernel restarted through a gateway can
+    # stay "restarting" for minutes (JupyterLab's and the gateway's; without nb_agent too)
+    def restarted() -> bool:
+        now = _kernel_processes(kernel_id)
+        return old not in now and len(now) == 1
+
+    deadline = 1200  # polls: a generous bound, only to tell "slow" from "never"
+    while not restarted() and deadline:
+        nb.page.wait_for_timeout(100)
+        deadline -= 1
+    assert restarted(), (old, _kernel_processes(kernel_id))
     assert not (gateway.home / "never_made").exists()
     (transcript,) = [p for p in (gateway.home / ".nb_agent" / "projects").glob("*/sessions/*.jsonl") if "toolu_restart" in p.read_text()]
     messages = [json.loads(line)["message"] for line in transcript.read_text().splitlines() if json.loads(line)["kind"] == "message"]
