@@ -349,8 +349,10 @@ def _stream_reply(handler: _Handler, reply: Reply, plan: StreamPlan) -> None:
         for index, event in enumerate(plan.events):
             if index and not handler.wait(plan.gap):
                 return handler.drop()
-            if index == reply.hold_after_events and not handler.wait_for(reply.release):
-                return handler.drop()
+            if index in reply.hold_after_events:
+                if not handler.wait_for(reply.release):
+                    return handler.drop()
+                reply.release.clear()  # for the next hold
             handler.send_sse(event["type"], event)
         if plan.fault is None:
             return handler.end_sse()

@@ -180,6 +180,16 @@ class FakeLivePage:
         self.send({"type": "card_check", "request_id": request_id, "run_id": run_id})
         return request_id
 
+    def ask_heard(self) -> str:
+        """Send a message the kernel answers (a card check of no run): the kernel handles a
+        page's messages in order, so once :meth:`heard` holds for the returned id it has
+        handled everything this page sent before (an event to wait for, not a delay)."""
+        return self.check_card("")
+
+    def heard(self, request_id: str) -> bool:
+        """The kernel has answered :meth:`ask_heard`'s message ``request_id``."""
+        return any(facts.get("request_id") == request_id for facts in self.card_facts)
+
     def _on_edit(self, edit: dict[str, Any]) -> None:
         try:
             self._check(edit)

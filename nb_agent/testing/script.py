@@ -120,12 +120,13 @@ class Reply:
     error_message: str | None = None
     drop_after_events: int | None = None
     """Close the connection abruptly (no terminating chunk) after this many events."""
-    hold_after_events: int | None = None
-    """Pause the stream after this many events until :attr:`release` is set (a streaming
-    request only; see :func:`held_at_end`): a test sees what streamed so far before the
-    rest comes, by waiting for an event rather than for seconds."""
+    hold_after_events: tuple[int, ...] = ()
+    """Pause the stream after each of these many events until :attr:`release` is set; the
+    stream clears it as it goes on, so a test sets it once per hold (a streaming request
+    only; see :func:`held_at_end`, :func:`held_partway`): a test sees what streamed so far
+    before the rest comes, by waiting for an event rather than for seconds."""
     release: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
-    """Set it to let a held stream go on."""
+    """Set it to let a held stream go on to its next hold, or its end."""
 
     def __post_init__(self) -> None:
         if self.chunk_size < 1:
@@ -298,7 +299,18 @@ def held_at_end(reply: Reply) -> Reply:
     stream waits for ``reply.release`` (the returned reply's, which is ``reply``'s)."""
     events = reply_events(reply, message_id="held")
     last_block_stop = max(i for i, event in enumerate(events) if event["type"] == "content_block_stop")
-    return replace(reply, hold_after_events=last_block_stop)
+    return replace(reply, hold_after_events=(last_block_stop,))
+
+
+def held_partway(reply: Reply, *fractions: float) -> Reply:
+    """``reply`` held after each of these fractions of its events (``0.5``: halfway): a
+    test sees the kernel act on a stream that has begun and not ended, then sets
+    ``reply.release`` once for each hold."""
+    count = len(reply_events(reply, message_id="held"))
+    holds = sorted({int(count * fraction) for fraction in fractions})
+    if not fractions or holds[0] < 1 or holds[-1] >= count:
+        raise ValueError(f"holds must fall strictly inside the stream's {count} events: {fractions}")
+    return replace(reply, hold_after_events=tuple(holds))
 
 
 @dataclass(frozen=True, kw_only=True)

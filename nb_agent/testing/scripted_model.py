@@ -111,8 +111,10 @@ class ScriptedTransport:
         for index, event in enumerate(plan.events):
             if index and plan.gap:
                 await asyncio.sleep(plan.gap)
-            while index == turn.hold_after_events and not turn.release.is_set():
-                await asyncio.sleep(_HOLD_POLL_S)  # cancellable, unlike a thread blocked on the event
+            if index in turn.hold_after_events:
+                while not turn.release.is_set():
+                    await asyncio.sleep(_HOLD_POLL_S)  # cancellable, unlike a thread blocked on the event
+                turn.release.clear()  # for the next hold
             yield _EVENT_ADAPTER.validate_python(event)
         if plan.fault is None:
             return
