@@ -75,6 +75,11 @@ class LiveCase:
         """Wait until the model has been called ``times`` times since ``start`` requests."""
         self.kernel.wait_for(run, lambda: len(self.kernel.server.requests) >= start + times)
 
+    def when_kernel_heard(self, run: Any, page: FakeLivePage) -> None:
+        """Wait until the kernel has handled everything ``page`` sent so far."""
+        asked = page.ask_heard()
+        self.kernel.wait_for(run, lambda: page.heard(asked))
+
     def close(self) -> None:
         for page in self.pages:
             if page.feed in self.kernel.observers:

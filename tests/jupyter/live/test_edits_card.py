@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from nb_agent.jupyter.live.edits_card import EDITS_MIME
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 
 def _card(run):
@@ -121,15 +121,15 @@ def test_a_revert_during_the_next_run_is_told_at_its_next_turn_not_as_the_users_
     case, kernel = live_case, live_case.kernel
     page = case.page()
     card = _card(_insert_replace_delete(case, kernel, page))[EDITS_MIME]
-    kernel.server.script.add(
-        Reply(content=[tool_use("Read", {"file_path": str(case.path)})], stream_duration=1.5),  # the user reverts meanwhile
-        Reply(content=[text("ok")]),
-    )
+    read = held_at_end(Reply(content=[tool_use("Read", {"file_path": str(case.path)})]))
+    kernel.server.script.add(read, Reply(content=[text("ok")]))  # held while the user reverts
     start = len(kernel.server.requests)
     run = case.start_agent(page, "carry on")
     case.when_model_called(run, 1, start)
     assert len(page.revert(card)[0]) == 3
     page.send(page.snapshot("change"))  # what the page sends after the revert changed the notebook
+    case.when_kernel_heard(run, page)
+    read.release.set()
     kernel.wait(run)
     assert run.status == "ok", run.errors
     last = "\n".join(b["text"] for b in requests_since()[-1]["messages"][-1]["content"] if b.get("type") == "text")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 from ..conftest import last_user_text
 from .conftest import UNSAVED, tool_results
@@ -39,16 +39,18 @@ def test_edit_of_a_cell_the_user_changed_after_the_read_is_refused(live_case, re
     case, kernel = live_case, live_case.kernel
     page = case.page()
     b = case.cells[1]["id"]
+    edit = held_at_end(Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 0"})]))
     kernel.server.script.add(
         Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
-        # slow enough for the user to type in between
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 0"})], stream_duration=1.5),
+        edit,  # held while the user types
         Reply(content=[text("I'll read again.")]),
     )
     start = len(kernel.server.requests)
     run = case.start_agent(page, "change x")
     case.when_model_called(run, 2, start)
     page.user_edits(b, "x = 'the user again'")
+    case.when_kernel_heard(run, page)
+    edit.release.set()
     kernel.wait(run)
     assert run.status == "ok", run.errors
     (result,) = tool_results(requests_since()[2])
@@ -61,15 +63,17 @@ def test_the_page_refuses_when_the_kernel_did_not_hear_of_the_change(live_case, 
     case, kernel = live_case, live_case.kernel
     page = case.page()
     b = case.cells[1]["id"]
+    edit = held_at_end(Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 0"})]))
     kernel.server.script.add(
         Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": b, "new_source": "x = 0"})], stream_duration=1.0),
+        edit,
         Reply(content=[text("ok")]),
     )
     start = len(kernel.server.requests)
     run = case.start_agent(page, "change x")
     case.when_model_called(run, 2, start)
     page.find(b)["source"] = "x = 'typed silently'"  # no snapshot sent
+    edit.release.set()
     kernel.wait(run)
     (result,) = tool_results(requests_since()[2])
     assert "changed since you last read" in result
@@ -115,16 +119,18 @@ def test_what_the_user_changed_mid_run_reaches_the_next_turn_once(live_case, req
     case, kernel = live_case, live_case.kernel
     page = case.page()
     a, b = case.cells[0]["id"], case.cells[1]["id"]
+    edit = held_at_end(Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": a, "new_source": "import math, os"})]))
     kernel.server.script.add(
         Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
-        # slow enough for the user to type in between; the agent's own edit is not news to it
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": a, "new_source": "import math, os"})], stream_duration=1.5),
+        edit,  # held while the user types; the agent's own edit is not news to it
         Reply(content=[text("ok")]),
     )
     start = len(kernel.server.requests)
     run = case.start_agent(page, "tidy")
     case.when_model_called(run, 2, start)
     page.user_edits(b, "x = 'typed while the agent worked'")
+    case.when_kernel_heard(run, page)
+    edit.release.set()
     kernel.wait(run)
     assert run.status == "ok", run.errors
     requests = requests_since()

@@ -3,7 +3,7 @@ what the model is told about the user's changes between runs."""
 
 from __future__ import annotations
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 from .conftest import ON_DISK, tool_results
 
@@ -53,12 +53,13 @@ def test_acks_that_arrive_after_the_cell_are_reconciled(live_case, requests_sinc
     page = case.page(defer_acks=True)
     a, b = case.cells[0]["id"], case.cells[1]["id"]
     page.editing_cell_id = None
-    slow_edit = _edit(case, b, "x = 3", stream_duration=1.0)
-    kernel.server.script.add(_read(case), slow_edit, _edit(case, a, "import os"), Reply(content=[text("ok")]))
+    held_edit = held_at_end(_edit(case, b, "x = 3"))
+    kernel.server.script.add(_read(case), held_edit, _edit(case, a, "import os"), Reply(content=[text("ok")]))
     start = len(kernel.server.requests)
     run = case.start_agent(page, "two edits")
     case.when_model_called(run, 2, start)
     page.find(b)["source"] = "x = 'typed'"  # after the Read, never reported: the page refuses the edit
+    held_edit.release.set()
     kernel.wait(run, timeout=40)
     assert run.status == "ok", run.errors
     requests = requests_since()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nb_agent.testing import Reply, text
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 from nb_agent.testing.live_page import FakeLivePage, cell
 
 from ..conftest import last_user_text
@@ -82,23 +82,23 @@ def test_the_cells_and_variables_of_a_notebook_run_top_to_bottom_are_not_flagged
 
 
 def test_what_the_user_changes_mid_run_is_told_between_turns_without_the_agents_own_edits(live_case, requests_since):
-    from nb_agent.testing import tool_use
-
     case, kernel = live_case, live_case.kernel
     case.cells = notebook(case, "pv_m = 1", "pv_n = 2")
     page = case.page()
     for cell_id in ("p1", "p2"):
         run_cell(kernel, page, cell_id)
+    edit = held_at_end(Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": "p1", "new_source": "pv_m = 10"})]))
     kernel.server.script.add(
         Reply(content=[tool_use("Read", {"file_path": str(case.path)})]),
-        # slow enough for the user to type in between
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(case.path), "cell_id": "p1", "new_source": "pv_m = 10"})], stream_duration=1.5),
+        edit,  # held while the user types
         Reply(content=[text("ok")]),
     )
     start = len(kernel.server.requests)
     run = case.start_agent(page, "tidy")
     case.when_model_called(run, 2, start)
     page.user_edits("p2", "pv_n = 20")
+    case.when_kernel_heard(run, page)
+    edit.release.set()
     kernel.wait(run)
     assert run.status == "ok", run.errors
     note = provenance_note(requests_since()[2], "Since your last turn, what the kernel ran no longer matches the notebook here:")

@@ -13,7 +13,7 @@ from ipywidgets._version import __control_protocol_version__ as CONTROL_PROTOCOL
 
 from nb_agent.jupyter.html import markdown
 from nb_agent.jupyter.view.page_widgets import tail_edit
-from nb_agent.testing import Reply, text
+from nb_agent.testing import Reply, held_partway, text
 
 PARAGRAPH = "Paragraph {i} has **bold** words, `code` and an escaped <tag> & sign. " * 6
 ANSWER = "\n\n".join(
@@ -68,18 +68,32 @@ def test_an_edit_of_the_tail_gives_the_kernels_html_back():
     assert tail_edit(paragraph + "</p>\n", paragraph + "more</p>\n") == [len(paragraph), 5, "more"]
 
 
-def _stream(kernel: Any, prompt: str) -> Any:
-    kernel.server.script.add(Reply(content=[text(ANSWER)], chunk_size=7, stream_duration=1.5))
+def _stream(kernel: Any, prompt: str, reply: Reply | None = None) -> Any:
+    kernel.server.script.add(reply or Reply(content=[text(ANSWER)], chunk_size=7, stream_duration=1.5))
     return kernel.start(f"%%agent --new\n{prompt}")
+
+
+def _streamed_through_the_holds(kernel: Any, run: Any, reply: Reply) -> Any:
+    """Release each of ``reply``'s holds once the page has one more update of the stream,
+    then wait for the run: an update for each part of the stream, whatever the machine's load."""
+    def updates() -> int:
+        opened = _opened(run, STREAM_TEXT)
+        return len(_custom(run, opened[0])) if opened else 0
+
+    for hold in range(1, len(reply.hold_after_events) + 1):
+        kernel.wait_for(run, lambda: updates() >= hold)  # noqa: B023 (called before the loop goes on)
+        reply.release.set()
+    return kernel.wait(run)
 
 
 def test_a_page_with_the_widgets_gets_appends(kernel, live_case):
     live_case.page(widgets=1)
-    run = kernel.wait(_stream(kernel, "write a long answer"))
+    reply = held_partway(Reply(content=[text(ANSWER)], chunk_size=7), 1 / 3, 2 / 3)
+    run = _streamed_through_the_holds(kernel, _stream(kernel, "write a long answer", reply), reply)
     assert run.status == "ok", run.errors
     (comm_id,) = _opened(run, STREAM_TEXT)
     messages = _custom(run, comm_id)
-    assert len(messages) > 2, messages  # it streamed: several updates, not one at the end
+    assert len(messages) >= 2, messages  # it streamed: several updates, not one at the end
     chunks: list[str] = []
     tail = ""
     for seq, message in enumerate(messages, 1):
@@ -103,8 +117,8 @@ def test_the_paragraph_being_written_travels_as_edits(kernel, live_case):
     # the tail, and each must go as what was added to it (whatever the timing of the updates)
     answer = " ".join(f"word{i}" for i in range(900))  # plain words: any prefix renders as itself
     live_case.page(widgets=1)
-    kernel.server.script.add(Reply(content=[text(answer)], chunk_size=7, stream_duration=1.5))
-    run = kernel.wait(kernel.start("%%agent --new\nwrite one long paragraph"))
+    reply = held_partway(Reply(content=[text(answer)], chunk_size=7), 1 / 3, 2 / 3)
+    run = _streamed_through_the_holds(kernel, _stream(kernel, "write one long paragraph", reply), reply)
     assert run.status == "ok", run.errors
     (comm_id,) = _opened(run, STREAM_TEXT)
     messages = _custom(run, comm_id)
@@ -139,8 +153,9 @@ def test_one_page_without_the_widgets_means_stock_widgets_for_all(kernel, live_c
 
 def test_a_page_that_loads_the_widget_mid_run_gets_the_answer_so_far(kernel, live_case):
     live_case.page(widgets=1)
-    run = _stream(kernel, "write a long answer")
-    kernel.wait_for(run, lambda: bool(_opened(run, STREAM_TEXT)) and len(_custom(run, _opened(run, STREAM_TEXT)[0])) >= 2)
+    reply = held_partway(Reply(content=[text(ANSWER)], chunk_size=7), 0.5)  # released once every state was asked
+    run = _stream(kernel, "write a long answer", reply)
+    kernel.wait_for(run, lambda: bool(_opened(run, STREAM_TEXT)) and bool(_custom(run, _opened(run, STREAM_TEXT)[0])))
     (comm_id,) = _opened(run, STREAM_TEXT)
     (clock_id,) = _opened(run, "PageClockModel")
     states: list[dict[str, Any]] = []
@@ -176,6 +191,7 @@ def test_a_page_that_loads_the_widget_mid_run_gets_the_answer_so_far(kernel, liv
         # a page that missed an update asks again: the same whole state
         kernel.send_comm(comm_id, {"method": "custom", "content": {"event": "resync"}})
         kernel.wait_for(run, lambda: len(states) >= 3)
+        reply.release.set()
         kernel.wait(run)
     finally:
         kernel.observers.remove(answer)
