@@ -141,6 +141,13 @@ class NotebookPage:
         self.page.keyboard.press("Control+End")
         self.page.keyboard.type(text)
 
+    def wait_kernel_heard(self) -> None:
+        """Until the kernel has handled what this page sent so far: the page's pending change
+        report goes out, then a card check, which the kernel answers after everything the
+        page's channel sent before it (it handles a comm's messages in order)."""
+        self.wait_js("return live.changeTimer === null;")
+        assert self.js("return live.vouch(`heard-${Date.now()}-${Math.random()}`).then(() => true);") is True
+
     def command_mode(self) -> None:
         self.page.keyboard.press("Escape")
 

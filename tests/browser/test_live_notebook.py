@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 from .conftest import NotebookPage
 
@@ -99,15 +99,18 @@ def test_an_edit_of_the_cell_the_user_is_typing_in_is_refused(lab, new_page):
     nb = _start(lab, new_page, name)
     path = lab.root / name
     ids = nb.ids()
+    edit = held_at_end(Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 'agent'"})]))
     lab.server.script.add(
         Reply(content=[tool_use("Read", {"file_path": str(path)})]),
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 'agent'"})], stream_duration=4.0),
+        edit,  # held while the user types
         Reply(content=[text("I will leave that cell to you.")]),
     )
     start = len(lab.server.requests)
     nb.run(3)
     _wait_for_requests(nb, lab, start + 2)  # the model has the Read result and is answering
     nb.type_into(1, "  # the user types here")
+    nb.wait_kernel_heard()
+    edit.release.set()
     nb.wait_executed(3)
     result = _tool_results(lab.server.requests[start + 2])[0]
     assert "is editing cell" in result or "changed since you last read" in result, result
@@ -140,16 +143,19 @@ def test_the_edit_lands_in_the_running_notebook_after_the_user_switched_tabs(lab
     nb = _start(lab, new_page, name)
     path = lab.root / name
     ids = nb.ids()
+    edit = held_at_end(Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 'edited while away'"})]))
     lab.server.script.add(
         Reply(content=[tool_use("Read", {"file_path": str(path)})]),
-        Reply(content=[tool_use("NotebookEdit", {"notebook_path": str(path), "cell_id": ids[1], "new_source": "x = 'edited while away'"})], stream_duration=4.0),
+        edit,  # held until the user is on the other tab
         Reply(content=[text("Done.")]),
     )
     start = len(lab.server.requests)
     nb.run(3)
+    _wait_for_requests(nb, lab, start + 2)
     nb.page.locator(".jp-DirListing-itemText", has_text=other).first.dblclick()
     elsewhere = NotebookPage(nb.page, lab, other)
     elsewhere.wait_js("return !!live.panel.model && live.panel.isVisible;")
+    edit.release.set()
     nb.wait_executed(3)
     results = [r for request in lab.server.requests[start:] for r in _tool_results(request)]
     assert nb.sources()[1] == "x = 'edited while away'", (results, nb.sources())
@@ -249,15 +255,15 @@ def test_what_the_user_types_during_the_run_reaches_the_agents_next_turn(which, 
     name = f"mid_run_{which}.ipynb"
     nb = _start(lab, new_page, name)
     path = lab.root / name
-    lab.server.script.add(
-        Reply(content=[tool_use("Read", {"file_path": str(path)})], stream_duration=4.0),
-        Reply(content=[text("Noted.")]),
-    )
+    read = held_at_end(Reply(content=[tool_use("Read", {"file_path": str(path)})]))
+    lab.server.script.add(read, Reply(content=[text("Noted.")]))
     start = len(lab.server.requests)
     nb.run(3)
-    _wait_for_requests(nb, lab, start + 1)  # the model is answering, slowly
+    _wait_for_requests(nb, lab, start + 1)  # the model is answering, held while the user types
     nb.type_into(2, "  # changed while the agent worked")
     nb.command_mode()
+    nb.wait_kernel_heard()
+    read.release.set()
     nb.wait_executed(3)
     last = json.dumps(lab.server.requests[start + 1]["messages"][-1])
     assert "While you were working, the user changed the notebook" in last and "changed while the agent worked" in last, last[-1500:]

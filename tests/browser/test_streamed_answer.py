@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 
 from .conftest import NotebookPage
 
@@ -58,7 +58,7 @@ def test_a_streamed_answer_shows_whole_while_streaming_after_a_reload_and_at_the
             chunk_size=5,
             stream_duration=6,
         ),
-        Reply(content=[text(SECOND)], chunk_size=5, stream_duration=4),
+        second := held_at_end(Reply(content=[text(SECOND)], chunk_size=5)),  # held until the page shows it streaming
     )
     nb.run(1)
     # while it streams: the first part shows, formatted, in the live widget
@@ -80,6 +80,7 @@ def test_a_streamed_answer_shows_whole_while_streaming_after_a_reload_and_at_the
     allow.click()
     # the next answer streams into the reloaded page by appends
     _stream(nb, 1).get_by_text("Then 0: the second answer", exact=False).first.wait_for(timeout=120_000)
+    second.release.set()
     # the end: the static rendering replaces the live view, with both answers whole
     nb.wait_js("return live.runViews.includes('ended');")  # this page did not run the cell: the kernel says it ended
     output = nb.cell(1).locator(".jp-OutputArea")
