@@ -32,6 +32,7 @@ class RecordingInput(BaseModel):
             "concurrency shown as an event, not as overlapping sleeps a loaded machine can pull apart."
         ),
     )
+    gated: bool = Field(default=False, description="Wait until the test opens the tool's ``gate`` (an event, not a sleep).")
 
 
 @dataclass(kw_only=True)
@@ -72,6 +73,8 @@ class RecordingTool(Tool[RecordingInput]):
         self.calls: list[CallRecord] = []
         self.started = asyncio.Event()
         """Set when a call starts: tests act on it rather than after a guessed delay."""
+        self.gate = asyncio.Event()
+        """Calls with ``gated`` wait until the test sets it."""
         self._running = 0
         self._most_running = 0
         self._arrivals = asyncio.Condition()
@@ -111,6 +114,8 @@ class RecordingTool(Tool[RecordingInput]):
                 await asyncio.sleep(0)
             if input.sleep:
                 await asyncio.sleep(input.sleep)
+            if input.gated:
+                await self.gate.wait()
         except asyncio.CancelledError:
             record.cancelled = True
             raise

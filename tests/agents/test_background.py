@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from nb_agent.testing import Reply, text, tool_use
+from nb_agent.testing import Reply, held_at_end, text, tool_use
 from nb_agent.testing.collect import assert_history_invariant, collect
 from nb_agent.testing.tools import RecordingTool
 
@@ -19,7 +19,8 @@ async def test_background_completion_arrives_at_the_next_submission(make_agent_e
     engine, script = make_agent_engine(
         {
             "": [Reply(content=[background_call("bg", id="toolu_bg")]), Reply(content=[text("started it")])],
-            "[bg]": [Reply(content=[tool_use("Read", {"value": "x", "sleep": 0.3})]), Reply(content=[text("background finding: 7 files")])],
+            # its answer is held until the test has seen the submission end before the agent
+            "[bg]": [Reply(content=[tool_use("Read", {"value": "x"})]), finding := held_at_end(Reply(content=[text("background finding: 7 files")]))],
         },
         tools=[echo],
     )
@@ -30,7 +31,8 @@ async def test_background_completion_arrives_at_the_next_submission(make_agent_e
     host = engine.tool_session.resources.subagents
     [run] = host.background_runs()
     assert not run.finished, "the submission ended while the agent still works"
-    await asyncio.wait_for(run.task, timeout=10)
+    finding.release.set()
+    await asyncio.wait_for(run.task, timeout=60)
     assert run.status == "completed"
     assert run.agent_id in launched["content"]
     script.add(Reply(content=[text("noted")]))

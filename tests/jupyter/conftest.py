@@ -28,6 +28,10 @@ KERNEL_START_TIMEOUT = 60
 # message), so a generous bound costs nothing when things work. 20 s failed on a loaded
 # 2-core machine (a fresh kernel's first %%agent imports the SDK and the widgets).
 DEFAULT_TIMEOUT = 120
+STOP_WITHIN_S = 15
+"""Generous: only separates "the run waited for the 60 s stream / sleep / endless loop /
+approval" from "it stopped" on a shared, slow machine; bench/hook_stop.py measures the
+engine's Stop target."""
 
 
 @dataclass

@@ -129,7 +129,7 @@ def test_subcommand_argument_errors_print_usage(kernel):
 def test_autoawait_off_fails_with_a_clear_message(kernel):
     assert kernel.run("%autoawait off").status == "ok"
     try:
-        run = kernel.run("%%agent\nhello", timeout=10)
+        run = kernel.run("%%agent\nhello")
         assert "autoawait" in run.stdout
         assert not run.errors
     finally:

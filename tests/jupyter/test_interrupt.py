@@ -11,10 +11,7 @@ from nb_agent.jupyter.errors import AgentInterrupted
 from nb_agent.jupyter.view.glyphs import STOP
 from nb_agent.testing import Reply, text, tool_use
 
-STOP_WITHIN_S = 15
-"""Generous: only separates "the run waited for the 60 s stream / sleep / endless loop" from
-"it stopped" on a shared, slow machine (kernel.wait gives up after 20 s); bench/hook_stop.py
-measures the engine's Stop target."""
+from .conftest import STOP_WITHIN_S
 
 
 def _gone(pid: int) -> bool:
@@ -25,7 +22,7 @@ def _gone(pid: int) -> bool:
     return "\nState:\tZ" in state  # a zombie is dead, only not yet reaped
 
 
-def _wait_gone(pid: int, timeout: float = 3.0) -> bool:
+def _wait_gone(pid: int, timeout: float = STOP_WITHIN_S) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if _gone(pid):

@@ -89,7 +89,8 @@ def test_background_agent_card_updates_after_the_cell_and_reports_next_time(kern
             Reply(content=[agent_call("[bg] count lines slowly", description="count lines", run_in_background=True)]),
             Reply(content=[text("Started a background agent.")]),
         ],
-        "[bg]": [Reply(content=[tool_use("Bash", {"command": "sleep 1.5 && echo 3"})]), Reply(content=[text("There are 3 lines.")])],
+        # its answer is held until the test has seen it running after the cell
+        "[bg]": [Reply(content=[tool_use("Bash", {"command": "echo 3"})]), answer := held_at_end(Reply(content=[text("There are 3 lines.")]))],
     })  # fmt: skip
     monkeypatch.setattr(kernel.server, "script", script)
     run = kernel.run("%%agent\ncount in the background")
@@ -97,8 +98,9 @@ def test_background_agent_card_updates_after_the_cell_and_reports_next_time(kern
     assert "running in the background" in run.final_bundle["text/markdown"]
     tasks = kernel.run("%agent tasks")
     assert "running" in tasks.stdout and "background" in tasks.stdout and "count lines" in tasks.stdout
+    answer.release.set()
     # the card keeps updating (same display id) after the cell ended, until the agent is done
-    kernel.wait_for(run, lambda: any("There are 3 lines." in json.dumps(m["content"]) for m in run.of_type("update_display_data")), timeout=30)
+    kernel.wait_for(run, lambda: any("There are 3 lines." in json.dumps(m["content"]) for m in run.of_type("update_display_data")))
     final = [m for m in run.of_type("update_display_data") if "There are 3 lines." in json.dumps(m["content"])][-1]
     assert "Background agent general-purpose “count lines” — done (1 tool call)" in final["content"]["data"]["text/plain"]
     script.add(Reply(content=[text("Noted: 3 lines.")]))

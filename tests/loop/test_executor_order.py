@@ -9,6 +9,7 @@ from nb_agent.loop.pipeline import ToolRunDeps
 from nb_agent.testing import tool_use
 from nb_agent.testing.harness import tool_context
 from nb_agent.testing.tools import RecordingTool
+from nb_agent.testing.waiting import eventually
 
 
 def _executor(*tools):
@@ -32,14 +33,16 @@ async def test_queued_executing_completed_yielded():
     unsafe = RecordingTool("Unsafe", concurrency_safe=False)
     safe = RecordingTool("Safe")
     executor = _executor(unsafe, safe)
-    executor.add_tool(tool_use("Unsafe", {"value": "u", "sleep": 0.2}))
-    executor.add_tool(tool_use("Safe", {"value": "s", "sleep": 0.2}))
+    executor.add_tool(tool_use("Unsafe", {"value": "u", "gated": True}))
+    executor.add_tool(tool_use("Safe", {"value": "s", "gated": True}))
     assert _statuses(executor) == ["executing", "queued"]
-    await asyncio.sleep(0.3)
-    assert _statuses(executor) == ["completed", "executing"]
+    unsafe.gate.set()
+    # the second starts once the unsafe one is done
+    await eventually(lambda: _statuses(executor) == ["completed", "executing"], "the first tool completes, the second runs")
     [first] = executor.get_completed_results()
     assert _result_text(first) == "Unsafe: u"
     assert _statuses(executor) == ["yielded", "executing"]
+    safe.gate.set()
     rest = await _drain(executor)
     assert [_result_text(u) for u in rest] == ["Safe: s"]
     assert _statuses(executor) == ["yielded", "yielded"]

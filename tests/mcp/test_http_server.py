@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from nb_agent.errors import ToolError
 from nb_agent.mcp import McpManager
 from nb_agent.testing.mcp_server import http_server
+from nb_agent.testing.waiting import eventually
 
 
 async def test_http_connect_list_call_and_list_changed(http_server_url: str, call_tool) -> None:
@@ -22,10 +21,7 @@ async def test_http_connect_list_call_and_list_changed(http_server_url: str, cal
     image = await call_tool(tools["mcp__web__make_image"], {})
     assert image.data.content[1]["type"] == "image"
     await call_tool(tools["mcp__web__add_tool"], {"name": "http_added"})
-    for _ in range(100):
-        if manager.connection("web").tools_dirty:
-            break
-        await asyncio.sleep(0.02)
+    await eventually(lambda: manager.connection("web").tools_dirty, "the server's tools/list_changed marks its tools dirty")
     await manager.refresh()
     assert "mcp__web__http_added" in {t.name for t in manager.tools()}
     assert manager.instructions()["web"]

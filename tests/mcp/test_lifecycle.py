@@ -14,6 +14,7 @@ from nb_agent.errors import ToolError
 from nb_agent.mcp import McpManager, McpSettings
 from nb_agent.testing.mcp_server import stdio_config
 from nb_agent.testing.processes import process_alive as alive
+from nb_agent.testing.waiting import eventually
 
 
 def by_name(manager: McpManager):
@@ -71,11 +72,7 @@ async def test_killed_server_gives_a_clear_error_and_refresh_reconnects(manager:
     echo = by_name(manager)["mcp__test__echo"]
     pid = await server_pid(manager, call_tool)
     os.kill(pid, signal.SIGKILL)
-    for _ in range(100):
-        if manager.list_servers()[0].status == "disconnected":
-            break
-        await asyncio.sleep(0.02)
-    assert manager.list_servers()[0].status == "disconnected"
+    await eventually(lambda: manager.list_servers()[0].status == "disconnected", "a killed server is disconnected")
     with pytest.raises(ToolError, match="'test' is disconnected.*reconnected"):
         await call_tool(echo, {"text": "x"})
     await manager.refresh()

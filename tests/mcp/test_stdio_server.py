@@ -11,6 +11,7 @@ import pytest
 from nb_agent.errors import InputValidationError, ToolError
 from nb_agent.mcp import McpManager, McpToolOutput
 from nb_agent.testing.mcp_server import DEFAULT_INSTRUCTIONS
+from nb_agent.testing.waiting import eventually
 
 
 def by_name(manager: McpManager):
@@ -88,7 +89,7 @@ async def test_output_cap_truncates_big_results(manager: McpManager, call_tool) 
 
 async def test_read_only_calls_overlap(manager: McpManager, call_tool) -> None:
     slow = by_name(manager)["mcp__test__slow"]
-    results = await asyncio.gather(*(call_tool(slow, {"sleep_seconds": 0.5}) for _ in range(4)))
+    results = await asyncio.gather(*(call_tool(slow, {"sleep_seconds": 2.0}) for _ in range(4)))  # long enough for all four to start on a loaded machine
     spans = [json.loads(slow.map_result_to_block(r.data, "t")) for r in results]
     latest_start = max(s["start"] for s in spans)
     earliest_end = min(s["end"] for s in spans)
@@ -98,11 +99,7 @@ async def test_read_only_calls_overlap(manager: McpManager, call_tool) -> None:
 async def test_list_changed_notification_marks_dirty_and_refresh_relists(manager: McpManager, call_tool) -> None:
     add = by_name(manager)["mcp__test__add_tool"]
     await call_tool(add, {"name": "late_tool"})
-    for _ in range(50):
-        if manager.connection("test").tools_dirty:
-            break
-        await asyncio.sleep(0.02)
-    assert manager.connection("test").tools_dirty
+    await eventually(lambda: manager.connection("test").tools_dirty, "tools/list_changed marks the tools dirty")
     assert "mcp__test__late_tool" not in by_name(manager)
     await manager.refresh()
     late = by_name(manager)["mcp__test__late_tool"]

@@ -2,36 +2,46 @@
 
 from __future__ import annotations
 
-import time
+import asyncio
 
 from nb_agent.engine import EngineResult, QueryEngine
 from nb_agent.model.transport import AnthropicTransport
-from nb_agent.testing import FakeAnthropicServer, Reply, text, tool_use
+from nb_agent.testing import FakeAnthropicServer, Reply, held_at_end, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant
 from nb_agent.testing.tools import RecordingTool
+
+HANG_S = 60
+"""Only a hang detector: every wait below ends at the event it waits for."""
 
 
 async def test_tool_starts_before_the_response_ends(config):
     echo = RecordingTool("Echo")
-    slow_text = "x" * 480  # 30 deltas of 16 characters, 20 ms apart: ~0.7 s after the tool_use
-    turns = [
-        Reply(content=[tool_use("Echo", {"value": "early"}), text(slow_text)], delay=0.02),
-        Reply(content=[text("done")]),
-    ]
-    async with FakeAnthropicServer(turns) as server:
+    # held before the text block's end: the response cannot end until the test lets it
+    first = held_at_end(Reply(content=[tool_use("Echo", {"value": "early"}), text("x" * 480)]))
+    async with FakeAnthropicServer([first, Reply(content=[text("done")])]) as server:
         engine = QueryEngine(config=config, tools=[echo], transport=AnthropicTransport(client=server.client()))
-        stream_ended: float | None = None
-        result = None
-        async for event in engine.submit_message("go"):
-            if isinstance(event, EngineResult):
-                result = event
-            elif event.type == "stream_event" and event.event.type == "message_stop" and stream_ended is None:
-                stream_ended = time.monotonic()
+        seen: list[str] = []
+
+        async def consume() -> EngineResult | None:
+            result = None
+            async for event in engine.submit_message("go"):
+                if isinstance(event, EngineResult):
+                    result = event
+                elif event.type == "stream_event":
+                    seen.append(event.event.type)
+            return result
+
+        run = asyncio.ensure_future(consume())
+        try:
+            async with asyncio.timeout(HANG_S):
+                while not (echo.calls and echo.calls[0].ended is not None):
+                    assert not run.done(), run.result()
+                    await asyncio.sleep(0.01)
+            # The tool ran (and finished) while the rest of the response was still streaming.
+            assert "message_stop" not in seen and "content_block_delta" in seen
+        finally:
+            first.release.set()
+        result = await asyncio.wait_for(run, HANG_S)
         assert result is not None and result.subtype == "success", result
-        assert stream_ended is not None
-        [call] = echo.calls
-        assert call.ended is not None
-        # The tool ran (and finished) while the rest of the response was still streaming.
-        assert call.started < stream_ended - 0.4
-        assert call.ended < stream_ended
+        assert seen.count("message_stop") == 2
         assert_tool_result_invariant(server.requests[1]["messages"])

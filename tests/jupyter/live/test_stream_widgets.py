@@ -135,12 +135,23 @@ def test_the_paragraph_being_written_travels_as_edits(kernel, live_case):
 
 def test_without_the_widgets_the_answer_is_pages_of_html(kernel, live_case):
     live_case.page()  # an older page, or a JupyterLab without ipywidgets: hello says no widgets
-    run = kernel.wait(_stream(kernel, "write a long answer"))
+    reply = held_partway(Reply(content=[text(ANSWER)], chunk_size=7), 0.5)  # half the answer is pages' worth
+
+    def pages(states: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """The pages in the box of the answer's first page."""
+        first = [cid for cid, s in states.items() if s.get("_model_name") == "HTMLModel" and "Paragraph 0 has" in s.get("value", "")]
+        boxes = [s for s in states.values() if s.get("_model_name") == "VBoxModel" and first and f"IPY_MODEL_{first[0]}" in s.get("children", [])]
+        return [states[child.removeprefix("IPY_MODEL_")] for child in boxes[0]["children"]] if boxes else []
+
+    run = _stream(kernel, "write a long answer", reply)
+    kernel.wait_for(run, lambda: len(pages(kernel.widgets.states)) > 1)  # paged while it streams
+    reply.release.set()
+    run = kernel.wait(run)
     assert run.status == "ok", run.errors
     assert not _opened(run, STREAM_TEXT) and not _opened(run, "PageClockModel")
-    pages = [s for s in kernel.widgets.closed.values() if s.get("_model_name") == "HTMLModel" and "Paragraph" in s.get("value", "")]
-    assert len(pages) > 1, "the answer was not paged"
-    assert "Paragraph 0 has" in pages[0]["value"] and "Paragraph 11 has" in run.final_bundle["text/html"]
+    closed = pages(kernel.widgets.closed)  # the run's end closed the live view
+    assert len(closed) > 1, "the answer was not paged"
+    assert "Paragraph 0 has" in closed[0]["value"] and "Paragraph 11 has" in run.final_bundle["text/html"]
 
 
 def test_one_page_without_the_widgets_means_stock_widgets_for_all(kernel, live_case):

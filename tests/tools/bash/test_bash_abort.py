@@ -59,7 +59,7 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-async def wait_for_lines(path: Path, count: int, *, within: float = 5.0) -> list[int]:
+async def wait_for_lines(path: Path, count: int, *, within: float = GENEROUS_S) -> list[int]:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if path.exists():
@@ -179,7 +179,7 @@ def test_interpreter_exit_kills_background_shells_and_stray_children(tmp_path: P
     subprocess.run([sys.executable, "-c", EXITING_SCRIPT, str(tmp_path)], check=True, timeout=30)
     background_pid = int((tmp_path / "bg.pid").read_text())
     stray_pid = int((tmp_path / "amp.pid").read_text())
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + GENEROUS_S
     while (alive(stray_pid) or group_members(background_pid)) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not alive(stray_pid)

@@ -30,7 +30,7 @@ async def call(tool: Tool[Any], ctx: ToolUseContext, **raw: object) -> tuple[Too
     return result, tool.map_result_to_block(result.data, "toolu_1")  # type: ignore[return-value]
 
 
-async def read_until(ctx: ToolUseContext, shell_id: str, needle: str, *, within: float = 5.0) -> str:
+async def read_until(ctx: ToolUseContext, shell_id: str, needle: str, *, within: float = 20.0) -> str:
     """Poll BashOutput until ``needle`` shows up; returns everything read."""
     seen = ""
     deadline = time.monotonic() + within
@@ -82,10 +82,11 @@ async def test_timeout_kill_mode(tmp_path: Path) -> None:
         services=ToolServices(bash_timeout_action="kill"),
     )
     started = time.monotonic()
-    result, text = await call(BashTool(), ctx, command="echo partial; echo $$ > pid; sleep 100", timeout=300)
+    # 3 s: time for a loaded machine to start bash and run the echoes before the timeout
+    result, text = await call(BashTool(), ctx, command="echo partial; echo $$ > pid; sleep 100", timeout=3000)
     assert time.monotonic() - started < GENEROUS_S
     assert result.is_error
-    assert text == "partial\nCommand timed out after 0.3s"
+    assert text == "partial\nCommand timed out after 3s"
     pid = int((tmp_path / "pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
     assert BackgroundShells.for_session(ctx.session).shells() == []
@@ -130,12 +131,22 @@ async def test_filter_keeps_matching_lines_and_consumes_the_rest(ctx: ToolUseCon
     assert "(no new output)" in again
 
 
-async def test_filter_waits_for_a_partial_line_while_running(ctx: ToolUseContext) -> None:
-    await call(BashTool(), ctx, command="printf 'ab'; sleep 0.4; printf 'c\\n'", run_in_background=True)
-    await asyncio.sleep(0.2)
+async def test_filter_waits_for_a_partial_line_while_running(ctx: ToolUseContext, tmp_path: Path) -> None:
+    # the line's end is written once the test has read its start: a file, not a sleep, orders them
+    command = "printf 'ab'; while [ ! -e go ]; do sleep 0.02; done; printf 'c\\n'"
+    await call(BashTool(), ctx, command=command, run_in_background=True)
+    shell = BackgroundShells.for_session(ctx.session).get("bash_1")
+    assert shell is not None
+    deadline = time.monotonic() + GENEROUS_S
+    while shell.command.output_path.read_text() != "ab":
+        assert time.monotonic() < deadline, "the command never printed its first part"
+        await asyncio.sleep(0.01)
     _, first = await call(BashOutputTool(), ctx, bash_id="bash_1", filter="abc")
     assert "(no new output)" in first
-    await asyncio.sleep(0.5)
+    (tmp_path / "go").touch()
+    while shell.status == "running":
+        assert time.monotonic() < deadline, "the command never finished"
+        await asyncio.sleep(0.01)
     _, second = await call(BashOutputTool(), ctx, bash_id="bash_1", filter="abc")
     assert "<output>\nabc\n</output>" in second
 
@@ -155,7 +166,12 @@ async def test_kill_all_and_finished_notices(ctx: ToolUseContext) -> None:
     await call(BashTool(), ctx, command="sleep 100", run_in_background=True)
     await call(BashTool(), ctx, command="true", run_in_background=True)
     registry = BackgroundShells.for_session(ctx.session)
-    await asyncio.sleep(0.1)
+    third = registry.get("bash_3")
+    assert third is not None
+    deadline = time.monotonic() + GENEROUS_S
+    while third.status == "running":
+        assert time.monotonic() < deadline, "`true` never finished"
+        await asyncio.sleep(0.01)
     assert [s.id for s in registry.take_finished()] == ["bash_3"]
     assert registry.take_finished() == []
     await registry.kill_all()

@@ -196,12 +196,16 @@ async def test_cancelling_the_call_kills_rg(tmp_path, ctx):
     tool = GrepTool()
     parsed = tool.parse_input({"pattern": "x", "path": str(fifo)})
     task = asyncio.ensure_future(tool.call(parsed, ctx, lambda _: None))
-    await asyncio.sleep(0.3)
     if os.path.isdir("/proc"):
+        deadline = time.monotonic() + 20  # only a hang detector: a loaded machine starts rg late
+        while not _rg_processes_on(fifo) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
         assert len(_rg_processes_on(fifo)) == 1  # rg is running, blocked on the FIFO
+    else:
+        await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(task, 20)
     if os.path.isdir("/proc"):
         assert _rg_processes_on(fifo) == []
 
