@@ -12,6 +12,8 @@ output is then the live view's plain-text stand-in (:data:`LIVE_VIEW_TEXT`).
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -30,22 +32,45 @@ LIVE_VIEW_TEXT = (
 
 _ORIGINAL = "_nb_agent_do_shutdown"
 
+FLUSH_S = 0.5
+"""At most this long for the kernel's IOPub thread to send the run's end."""
+TRAVEL_S = 1.0
+"""Then this long for it to reach the page before the kernel goes on shutting down.
+JupyterLab closes the page's kernel websocket as soon as the server says the restart is
+done; a message the server forwards on that socket as it closes is lost (neither buffered
+nor replayed). On a loaded machine, restarts done 0.8 and 1.2 s after the run's end was sent
+lost it, while those done 1.4-2 s after kept it. Jupyter kills a kernel 5 s into its
+shutdown: SessionEnd hooks (:mod:`nb_agent.jupyter.shutdown`) still get their 3 s after this."""
 
-def install(kernel: Any, stop_running_run: Callable[[str], None]) -> None:
-    """Wrap ``kernel.do_shutdown`` so that ``stop_running_run(notice)`` runs first."""
+
+def install(kernel: Any, stop_running_run: Callable[[str], bool]) -> None:
+    """Wrap ``kernel.do_shutdown`` so that ``stop_running_run(notice)`` runs first (it says
+    whether a run was stopped: then its end is given time to leave, see :data:`TRAVEL_S`)."""
     if kernel is None or hasattr(kernel, _ORIGINAL) or not hasattr(kernel, "do_shutdown"):
         return
     original = kernel.do_shutdown
 
     def do_shutdown(restart: bool) -> Any:
         try:
-            stop_running_run(RESTART_NOTICE if restart else SHUTDOWN_NOTICE)
+            if stop_running_run(RESTART_NOTICE if restart else SHUTDOWN_NOTICE):
+                _let_it_leave(kernel)
         except Exception:  # never keep the kernel from shutting down
             log.debug("could not end the running run's view", exc_info=True)
         return original(restart)
 
     setattr(kernel, _ORIGINAL, original)
     kernel.do_shutdown = do_shutdown
+
+
+def _let_it_leave(kernel: Any) -> None:
+    """Until the IOPub thread has sent what was queued before (its queue is in order), then
+    :data:`TRAVEL_S` more."""
+    iopub = getattr(kernel, "iopub_thread", None)
+    if iopub is not None and hasattr(iopub, "schedule"):
+        sent = threading.Event()
+        iopub.schedule(sent.set)
+        sent.wait(FLUSH_S)
+    time.sleep(TRAVEL_S)
 
 
 def uninstall(kernel: Any) -> None:

@@ -226,17 +226,18 @@ class KernelAgentSession:
             self.live.views.abandon()
 
     # --- shutdown --------------------------------------------------------------------------------
-    def stop_for_shutdown(self, notice: str) -> None:
+    def stop_for_shutdown(self, notice: str) -> bool:
         """The kernel is going (a restart, or a shutdown): the running cell's live view becomes
         the run's static rendering so far, ending with ``notice`` (on the thread that handles
-        the shutdown request; the run's loop will not run again)."""
+        the shutdown request; the run's loop will not run again). Whether there was a run."""
         view, state = self.frontend.view, self.last_state
         if not self.running or state is None or not hasattr(view, "finish"):
-            return
+            return False
         from nb_agent.jupyter import cell_view
 
         state.finish(interrupted=True, stop_reason=notice)
         self.live.views.stopped([cell_view.finish_view(view, state)])
+        return True
 
     def close(self) -> None:
         """At kernel shutdown (and ``%unload_ext``): SessionEnd hooks (bounded), kill
