@@ -9,6 +9,7 @@ from nb_agent.model.transport import AnthropicTransport
 from nb_agent.testing import FakeAnthropicServer, Reply, held_at_end, text, tool_use
 from nb_agent.testing.collect import assert_tool_result_invariant
 from nb_agent.testing.tools import RecordingTool
+from nb_agent.testing.waiting import eventually
 
 HANG_S = 60
 """Only a hang detector: every wait below ends at the event it waits for."""
@@ -33,10 +34,8 @@ async def test_tool_starts_before_the_response_ends(config):
 
         run = asyncio.ensure_future(consume())
         try:
-            async with asyncio.timeout(HANG_S):
-                while not (echo.calls and echo.calls[0].ended is not None):
-                    assert not run.done(), run.result()
-                    await asyncio.sleep(0.01)
+            await eventually(lambda: run.done() or bool(echo.calls and echo.calls[0].ended is not None), "the tool finished", within=HANG_S)
+            assert not run.done(), run.result()
             # The tool ran (and finished) while the rest of the response was still streaming.
             assert "message_stop" not in seen and "content_block_delta" in seen
         finally:

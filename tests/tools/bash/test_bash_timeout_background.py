@@ -12,6 +12,7 @@ import pytest
 
 from nb_agent.abort import AbortController
 from nb_agent.errors import ToolError
+from nb_agent.testing.waiting import eventually
 from nb_agent.tools.base import Tool, ToolResult, ToolSession, ToolUseContext
 from nb_agent.tools.bash import BackgroundShells, BashOutputTool, BashTool, KillShellTool
 from nb_agent.tools.services import ToolServices
@@ -122,8 +123,7 @@ async def test_filter_keeps_matching_lines_and_consumes_the_rest(ctx: ToolUseCon
     await call(BashTool(), ctx, command="printf 'a1\\nb2\\na3\\n'", run_in_background=True)
     shell = BackgroundShells.for_session(ctx.session).get("bash_1")
     assert shell is not None
-    while shell.status == "running":
-        await asyncio.sleep(0.01)
+    await eventually(lambda: shell.status != "running", "the command finished", within=GENEROUS_S)
     _, text = await call(BashOutputTool(), ctx, bash_id="bash_1", filter="^a")
     output = re.search(r"<output>\n(.*)\n</output>", text, re.S)
     assert output is not None and output.group(1) == "a1\na3"
@@ -137,16 +137,11 @@ async def test_filter_waits_for_a_partial_line_while_running(ctx: ToolUseContext
     await call(BashTool(), ctx, command=command, run_in_background=True)
     shell = BackgroundShells.for_session(ctx.session).get("bash_1")
     assert shell is not None
-    deadline = time.monotonic() + GENEROUS_S
-    while shell.command.output_path.read_text() != "ab":
-        assert time.monotonic() < deadline, "the command never printed its first part"
-        await asyncio.sleep(0.01)
+    await eventually(lambda: shell.command.output_path.read_text() == "ab", "the command printed its first part", within=GENEROUS_S)
     _, first = await call(BashOutputTool(), ctx, bash_id="bash_1", filter="abc")
     assert "(no new output)" in first
     (tmp_path / "go").touch()
-    while shell.status == "running":
-        assert time.monotonic() < deadline, "the command never finished"
-        await asyncio.sleep(0.01)
+    await eventually(lambda: shell.status != "running", "the command finished", within=GENEROUS_S)
     _, second = await call(BashOutputTool(), ctx, bash_id="bash_1", filter="abc")
     assert "<output>\nabc\n</output>" in second
 
@@ -168,10 +163,7 @@ async def test_kill_all_and_finished_notices(ctx: ToolUseContext) -> None:
     registry = BackgroundShells.for_session(ctx.session)
     third = registry.get("bash_3")
     assert third is not None
-    deadline = time.monotonic() + GENEROUS_S
-    while third.status == "running":
-        assert time.monotonic() < deadline, "`true` never finished"
-        await asyncio.sleep(0.01)
+    await eventually(lambda: third.status != "running", "`true` finished", within=GENEROUS_S)
     assert [s.id for s in registry.take_finished()] == ["bash_3"]
     assert registry.take_finished() == []
     await registry.kill_all()

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from nb_agent.errors import AbortError, ToolError
+from nb_agent.testing.waiting import eventually
 from nb_agent.tools.files import GrepInput, GrepResult, GrepTool
 from nb_agent.tools.files.grep import build_rg_args, split_glob
 from nb_agent.tools.files.ripgrep import find_rg
@@ -197,9 +198,7 @@ async def test_cancelling_the_call_kills_rg(tmp_path, ctx):
     parsed = tool.parse_input({"pattern": "x", "path": str(fifo)})
     task = asyncio.ensure_future(tool.call(parsed, ctx, lambda _: None))
     if os.path.isdir("/proc"):
-        deadline = time.monotonic() + 20  # only a hang detector: a loaded machine starts rg late
-        while not _rg_processes_on(fifo) and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await eventually(lambda: bool(_rg_processes_on(fifo)), "rg started", within=20)  # a loaded machine starts rg late
         assert len(_rg_processes_on(fifo)) == 1  # rg is running, blocked on the FIFO
     else:
         await asyncio.sleep(0.3)
